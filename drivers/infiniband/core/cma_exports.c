@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The rdma_cm kernel API.
+ *
+ * Skeleton: the id core is not there yet, so no id can be created and
+ * every operation on an id fails with -EOPNOTSUPP (or does nothing when
+ * it cannot fail).  Functions that need no id state beyond the public
+ * struct rdma_cm_id fields are implemented.
+ */
+#include "cma_abi.h"
+
+/**
+ * __rdma_create_kernel_id - Create an RDMA CM id for a kernel consumer.
+ * @net: network namespace the id's addresses belong to
+ * @event_handler: consumer callback for the id's events
+ * @context: consumer context stored in the id
+ * @ps: RDMA port space
+ * @qp_type: type of the QP the id will be used with
+ * @caller: name of the creating module, for resource tracking
+ *
+ * Use the rdma_create_id() wrapper, which passes KBUILD_MODNAME as @caller.
+ *
+ * Return: the new id, or an ERR_PTR().
+ */
+struct rdma_cm_id *
+__rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
+			void *context, enum rdma_ucm_port_space ps,
+			enum ib_qp_type qp_type, const char *caller)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+EXPORT_SYMBOL(__rdma_create_kernel_id);
+
+/**
+ * rdma_create_user_id - Create an RDMA CM id on behalf of user space.
+ * @event_handler: consumer callback for the id's events
+ * @context: consumer context stored in the id
+ * @ps: RDMA port space
+ * @qp_type: type of the QP the id will be used with
+ *
+ * The id lives in the caller's network namespace.
+ *
+ * Return: the new id, or an ERR_PTR().
+ */
+struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
+				       void *context,
+				       enum rdma_ucm_port_space ps,
+				       enum ib_qp_type qp_type)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+EXPORT_SYMBOL(rdma_create_user_id);
+
+/**
+ * rdma_destroy_id - Destroy an RDMA CM id.
+ * @id: the id
+ *
+ * Cancels the id's pending operations and waits for its event handler to
+ * finish.  Must not be called from @id's own event handler.
+ */
+void rdma_destroy_id(struct rdma_cm_id *id)
+{
+	/* No id can have been created, so there is nothing to release. */
+}
+EXPORT_SYMBOL(rdma_destroy_id);
+
+/**
+ * rdma_lock_handler - Serialise against @id's event handler.
+ * @id: the id
+ */
+void rdma_lock_handler(struct rdma_cm_id *id)
+{
+}
+EXPORT_SYMBOL(rdma_lock_handler);
+
+/**
+ * rdma_unlock_handler - Release the lock taken by rdma_lock_handler().
+ * @id: the id
+ */
+void rdma_unlock_handler(struct rdma_cm_id *id)
+{
+}
+EXPORT_SYMBOL(rdma_unlock_handler);
+
+/**
+ * rdma_bind_addr - Bind an id to a local address.
+ * @id: the id
+ * @addr: local address; a specific address also binds the id to a device
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_bind_addr);
+
+/**
+ * rdma_resolve_addr - Resolve a destination address to an RDMA address.
+ * @id: the id
+ * @src_addr: optional source address; NULL binds automatically
+ * @dst_addr: destination address
+ * @timeout_ms: time allowed for the resolution
+ *
+ * Completion is reported by RDMA_CM_EVENT_ADDR_RESOLVED or
+ * RDMA_CM_EVENT_ADDR_ERROR.
+ *
+ * Return: 0 if the resolution was started, or a negative errno.
+ */
+int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+		      const struct sockaddr *dst_addr,
+		      unsigned long timeout_ms)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_resolve_addr);
+
+/**
+ * rdma_resolve_route - Resolve the route to an already resolved address.
+ * @id: the id
+ * @timeout_ms: time allowed for the resolution
+ *
+ * Completion is reported by RDMA_CM_EVENT_ROUTE_RESOLVED or
+ * RDMA_CM_EVENT_ROUTE_ERROR.
+ *
+ * Return: 0 if the resolution was started, or a negative errno.
+ */
+int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_resolve_route);
+
+/**
+ * rdma_set_ib_path - Supply the path record instead of resolving a route.
+ * @id: the id, with its address resolved
+ * @path_rec: the path record to use
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_set_ib_path);
+
+/**
+ * rdma_get_service_id - IB service ID for an address.
+ * @id: the id, which supplies the port space
+ * @addr: the address; for AF_IB it carries the service ID itself
+ *
+ * Return: the service ID in network byte order: the port space shifted
+ * left by 16 plus the port for IP addresses, or sib_sid for AF_IB.
+ */
+__be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	u16 port;
+
+	switch (addr->sa_family) {
+	case AF_IB:
+		return ((struct sockaddr_ib *)addr)->sib_sid;
+	case AF_INET:
+		port = be16_to_cpu(((struct sockaddr_in *)addr)->sin_port);
+		break;
+	case AF_INET6:
+		port = be16_to_cpu(((struct sockaddr_in6 *)addr)->sin6_port);
+		break;
+	default:
+		port = 0;
+		break;
+	}
+
+	return cpu_to_be64(((u64)id->ps << 16) + port);
+}
+EXPORT_SYMBOL(rdma_get_service_id);
+
+/**
+ * rdma_read_gids - Source and destination GIDs of an id.
+ * @cm_id: the id
+ * @sgid: if not NULL, receives the source GID
+ * @dgid: if not NULL, receives the destination GID
+ *
+ * RoCE GIDs are derived from the IP addresses; IB and iWARP ones come
+ * from the resolved device address.  Both are zero while @cm_id has no
+ * device.
+ */
+void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
+		    union ib_gid *dgid)
+{
+	struct rdma_addr *addr = &cm_id->route.addr;
+	bool roce;
+
+	if (!cm_id->device) {
+		if (sgid)
+			memset(sgid, 0, sizeof(*sgid));
+		if (dgid)
+			memset(dgid, 0, sizeof(*dgid));
+		return;
+	}
+
+	roce = rdma_protocol_roce(cm_id->device, cm_id->port_num);
+	if (sgid) {
+		if (roce)
+			rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
+		else
+			rdma_addr_get_sgid(&addr->dev_addr, sgid);
+	}
+	if (dgid) {
+		if (roce)
+			rdma_ip2gid((struct sockaddr *)&addr->dst_addr, dgid);
+		else
+			rdma_addr_get_dgid(&addr->dev_addr, dgid);
+	}
+}
+EXPORT_SYMBOL(rdma_read_gids);
+
+/**
+ * rdma_create_qp - Create a QP and attach it to an id.
+ * @id: the id, bound to a device
+ * @pd: protection domain of the QP
+ * @qp_init_attr: QP creation attributes
+ *
+ * The QP is moved to INIT (connected types) or RTS (UD) so that it can
+ * receive before the connection is established.
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
+		   struct ib_qp_init_attr *qp_init_attr)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_create_qp);
+
+/**
+ * rdma_destroy_qp - Destroy the QP created by rdma_create_qp().
+ * @id: the id
+ */
+void rdma_destroy_qp(struct rdma_cm_id *id)
+{
+}
+EXPORT_SYMBOL(rdma_destroy_qp);
+
+/**
+ * rdma_init_qp_attr - QP attributes for a state transition of an id's QP.
+ * @id: the id
+ * @qp_attr: in: the target qp_state; out: the attributes to apply
+ * @qp_attr_mask: out: the ib_qp_attr_mask of the filled attributes
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
+		      int *qp_attr_mask)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_init_qp_attr);
+
+/**
+ * rdma_connect - Start connecting to the remote end of a resolved route.
+ * @id: the id
+ * @conn_param: connection parameters and private data
+ *
+ * Takes the handler lock; use rdma_connect_locked() from inside the id's
+ * event handler.
+ *
+ * Return: 0 if the connection was started, or a negative errno.
+ */
+int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_connect);
+
+/**
+ * rdma_connect_locked - rdma_connect() with the handler lock already held.
+ * @id: the id
+ * @conn_param: connection parameters and private data
+ *
+ * Return: 0 if the connection was started, or a negative errno.
+ */
+int rdma_connect_locked(struct rdma_cm_id *id,
+			struct rdma_conn_param *conn_param)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_connect_locked);
+
+/**
+ * rdma_connect_ece - rdma_connect() with Enhanced Connection Establishment.
+ * @id: the id
+ * @conn_param: connection parameters and private data
+ * @ece: ECE options to send in the request
+ *
+ * Return: 0 if the connection was started, or a negative errno.
+ */
+int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
+		     struct rdma_ucm_ece *ece)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_connect_ece);
+
+/**
+ * rdma_listen - Listen for connection requests on the id's address.
+ * @id: the id; an unbound id is first bound to the wildcard address
+ * @backlog: pending request limit
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_listen);
+
+/**
+ * rdma_accept - Accept a connection request, or complete an active one.
+ * @id: the id, with its handler lock held
+ * @conn_param: reply parameters; NULL on the active side sends the RTU
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_accept);
+
+/**
+ * rdma_accept_ece - rdma_accept() with Enhanced Connection Establishment.
+ * @id: the id, with its handler lock held
+ * @conn_param: reply parameters
+ * @ece: ECE options to send in the reply
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
+		    struct rdma_ucm_ece *ece)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_accept_ece);
+
+/**
+ * rdma_notify - Tell the connection manager about a QP event.
+ * @id: the id
+ * @event: the asynchronous QP event, e.g. IB_EVENT_COMM_EST
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_notify);
+
+/**
+ * rdma_reject - Reject a connection request.
+ * @id: the id that received the request
+ * @private_data: data to send with the reject
+ * @private_data_len: length of @private_data
+ * @reason: IB CM reject reason
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_reject(struct rdma_cm_id *id, const void *private_data,
+		u8 private_data_len, u8 reason)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_reject);
+
+/**
+ * rdma_disconnect - Tear down a connection.
+ * @id: the id
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_disconnect(struct rdma_cm_id *id)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_disconnect);
+
+/**
+ * rdma_join_multicast - Join a multicast group.
+ * @id: a UD id, with its address bound or resolved
+ * @addr: the group address
+ * @join_state: IB multicast join state (full, non or send-only member)
+ * @context: consumer context returned in the join event
+ *
+ * Completion is reported by RDMA_CM_EVENT_MULTICAST_JOIN or
+ * RDMA_CM_EVENT_MULTICAST_ERROR.
+ *
+ * Return: 0 if the join was started, or a negative errno.
+ */
+int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
+			u8 join_state, void *context)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_join_multicast);
+
+/**
+ * rdma_leave_multicast - Leave a multicast group joined by the id.
+ * @id: the id
+ * @addr: the group address given to rdma_join_multicast()
+ */
+void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+}
+EXPORT_SYMBOL(rdma_leave_multicast);
+
+/**
+ * rdma_set_service_type - Set the type of service of an id's connections.
+ * @id: the id
+ * @tos: type of service
+ */
+void rdma_set_service_type(struct rdma_cm_id *id, int tos)
+{
+}
+EXPORT_SYMBOL(rdma_set_service_type);
+
+/**
+ * rdma_set_reuseaddr - Allow or forbid reuse of the id's address.
+ * @id: the id
+ * @reuse: non-zero to allow reuse
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_set_reuseaddr);
+
+/**
+ * rdma_set_afonly - Restrict an IPv6 id to IPv6 traffic.
+ * @id: the id, not yet listening
+ * @afonly: non-zero to refuse IPv4-mapped addresses
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_set_afonly);
+
+/**
+ * rdma_set_ack_timeout - Override the QP local ACK timeout.
+ * @id: an id of an RC or XRC initiator QP
+ * @timeout: the IB timeout exponent
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_set_ack_timeout);
+
+/**
+ * rdma_set_min_rnr_timer - Override the QP minimum RNR NAK timer.
+ * @id: an id of an RC or XRC target QP
+ * @min_rnr_timer: the 5-bit IB RNR timer encoding
+ *
+ * Return: 0 on success or a negative errno.
+ */
+int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_set_min_rnr_timer);
+
+/**
+ * rdma_iw_cm_id - The iWARP CM id underlying an RDMA CM id.
+ * @cm_id: the id
+ *
+ * Return: the iw_cm_id, or NULL when @cm_id is not on an iWARP device.
+ */
+struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *cm_id)
+{
+	return NULL;
+}
+EXPORT_SYMBOL(rdma_iw_cm_id);
+
+/**
+ * rdma_res_to_id - The RDMA CM id owning a resource tracking entry.
+ * @res: an RDMA_RESTRACK_CM_ID entry
+ *
+ * Return: the id, or NULL when @res does not belong to this module.
+ */
+struct rdma_cm_id *rdma_res_to_id(struct rdma_restrack_entry *res)
+{
+	return NULL;
+}
+EXPORT_SYMBOL(rdma_res_to_id);

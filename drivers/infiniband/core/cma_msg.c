@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Human-readable strings for RDMA CM events and reject reasons.
+ */
+#include "cma_abi.h"
+
+/**
+ * rdma_event_msg - Name an RDMA CM event for log messages.
+ * @event: the event type
+ *
+ * Return: a static string describing @event, or "unrecognized event" for
+ * a value outside enum rdma_cm_event_type.
+ */
+const char *__attribute_const__ rdma_event_msg(enum rdma_cm_event_type event)
+{
+	/* No default: -Wswitch then flags an event added without a name. */
+	switch (event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		return "address resolved";
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return "address error";
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		return "route resolved";
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return "route error";
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return "connect request";
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		return "connect response";
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return "connect error";
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return "unreachable";
+	case RDMA_CM_EVENT_REJECTED:
+		return "rejected";
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return "established";
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return "disconnected";
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return "device removal";
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+		return "multicast join";
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		return "multicast error";
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return "address change";
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return "timewait exit";
+	}
+	return "unrecognized event";
+}
+EXPORT_SYMBOL(rdma_event_msg);
+
+/**
+ * rdma_reject_msg - Describe the reason of a rejected connection.
+ * @id: the id that received RDMA_CM_EVENT_REJECTED
+ * @reason: the event's status field
+ *
+ * IB and RoCE report an IB CM reject reason, iWARP a negative errno, so
+ * the meaning of @reason depends on the transport of @id's port.
+ *
+ * Return: a static string; "unrecognized transport" when @id is not bound
+ * to an IB, RoCE or iWARP port.
+ */
+const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
+						int reason)
+{
+	if (!id->device)
+		return "unrecognized transport";
+
+	if (rdma_ib_or_roce(id->device, id->port_num))
+		return ibcm_reject_msg(reason);
+
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return iwcm_reject_msg(reason);
+
+	return "unrecognized transport";
+}
+EXPORT_SYMBOL(rdma_reject_msg);
+
+/**
+ * rdma_consumer_reject_data - Private data carried by a consumer reject.
+ * @id: the id that received @ev
+ * @ev: an RDMA_CM_EVENT_REJECTED event
+ * @data_len: set to the length of the returned data, 0 when there is none
+ *
+ * Only an IB CM REJ with reason IB_CM_REJ_CONSUMER_DEFINED carries data
+ * chosen by the remote consumer; other rejects, and iWARP ones, do not.
+ *
+ * Return: the private data of @ev, or NULL.
+ */
+const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
+				      struct rdma_cm_event *ev, u8 *data_len)
+{
+	if (id->device && rdma_ib_or_roce(id->device, id->port_num) &&
+	    ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+		*data_len = ev->param.conn.private_data_len;
+		return ev->param.conn.private_data;
+	}
+
+	*data_len = 0;
+	return NULL;
+}
+EXPORT_SYMBOL(rdma_consumer_reject_data);

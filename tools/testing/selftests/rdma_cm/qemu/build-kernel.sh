@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or reuse) the debug test kernel from Debian's linux-source-6.1.
+#
+# The result lives outside the repository, in $CACHE/kernel-<key>, where
+# <key> hashes the source package version and the config fragments, so a
+# warm run reuses it.  Prints the kernel directory on stdout.
+#
+# usage: build-kernel.sh CACHE_DIR
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${1:?usage: build-kernel.sh CACHE_DIR}
+tarball=/usr/src/linux-source-6.1.tar.xz
+jobs=${JOBS:-$(nproc)}
+
+log() { echo "build-kernel: $*" >&2; }
+
+[ -r "$tarball" ] || { log "missing $tarball (apt-get install linux-source-6.1)"; exit 1; }
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+# Bump recipe when a change below alters what gets built.
+recipe=1
+key=$( (echo "$srcver $recipe"; cat "$here/config-base" "$here/config-debug") |
+	sha256sum | cut -c1-16)
+kdir=$cache/kernel-$key
+src=$cache/src-$srcver/linux-source-6.1
+
+if [ -f "$kdir/.done" ]; then
+	log "reusing $kdir"
+	echo "$kdir"
+	exit 0
+fi
+
+mkdir -p "$cache"
+if [ ! -f "$cache/src-$srcver/.done" ]; then
+	log "unpacking linux-source $srcver"
+	rm -rf "$cache/src-$srcver"
+	mkdir -p "$cache/src-$srcver"
+	tar -C "$cache/src-$srcver" -xf "$tarball"
+	touch "$cache/src-$srcver/.done"
+fi
+
+rm -rf "$kdir"
+mkdir -p "$kdir/obj"
+log "configuring in $kdir/obj"
+make -s -C "$src" O="$kdir/obj" allnoconfig >&2
+"$src/scripts/kconfig/merge_config.sh" -m -O "$kdir/obj" "$kdir/obj/.config" \
+	"$here/config-base" "$here/config-debug" >&2
+make -s -C "$src" O="$kdir/obj" olddefconfig >&2
+
+# A fragment line that did not survive olddefconfig is a broken fragment:
+# say which, rather than test a kernel that lacks what we asked for.
+bad=0
+while read -r line; do
+	case "$line" in
+	CONFIG_*=n) opt=${line%%=*}
+		if grep -q "^$opt=" "$kdir/obj/.config"; then
+			log "fragment wants $line, got $(grep "^$opt=" "$kdir/obj/.config")"
+			bad=1
+		fi ;;
+	CONFIG_*) if ! grep -qxF "$line" "$kdir/obj/.config"; then
+			log "fragment wants $line, got: $(grep "^${line%%=*}=" "$kdir/obj/.config" || echo unset)"
+			bad=1
+		fi ;;
+	esac
+done < <(cat "$here/config-base" "$here/config-debug")
+[ $bad = 0 ] || exit 1
+
+log "building with $jobs jobs (this takes a while on a fresh machine)"
+make -s -C "$src" O="$kdir/obj" -j"$jobs" bzImage modules >&2
+make -s -C "$src" O="$kdir/obj" INSTALL_MOD_PATH="$kdir/modroot" \
+	INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >&2
+cp "$kdir/obj/arch/x86/boot/bzImage" "$kdir/bzImage"
+make -s -C "$src" O="$kdir/obj" kernelrelease > "$kdir/kernelrelease"
+ln -sfn "$src" "$kdir/src"
+touch "$kdir/.done"
+# Older builds are dead weight once this one exists.
+find "$cache" -maxdepth 1 -name 'kernel-*' ! -name "kernel-$key" -exec rm -rf {} +
+log "done: $kdir ($(cat "$kdir/kernelrelease"))"
+echo "$kdir"
