@@ -65,7 +65,7 @@ listen:*|connect:*)
 esac
 
 if [ "$accel" = kvm ]; then
-	cpu=(-accel kvm -cpu host)
+	cpu=(-accel kvm -cpu "${KVM_CPU:-kvm64}")
 else
 	cpu=(-accel tcg,thread=multi -cpu max)
 fi

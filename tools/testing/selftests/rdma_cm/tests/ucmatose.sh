@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ucmatose: many RC connections on one event channel (connect, accept and
+# disconnect storms, a SEND/RECV exchange per connection), MIGRATE_ID, and
+# REJECT of a surplus connection request.  Pass (stock, both transports):
+# each side exits 0 with "test complete" and "return status 0"; the server
+# prints "disconnected".
+
+UCMA_CONNS=100
+
+# Check one ucmatose server/client pair that should have passed.
+ucmatose_pair_ok() { # SERVER CLIENT
+	local n
+	for n in "$1" "$2"; do
+		expect_rc "$n" 0
+		expect_out "$n" '^test complete$'
+		expect_out "$n" '^return status 0$'
+		expect_no_out "$n" 'error|fail|unable'
+	done
+	expect_out "$1" '^disconnected$'
+}
+
+# At least $UCMA_CONNS RC connections up at the same time.
+#
+# rxe: one pair, `-c 100 -C 10` (the same -c on both sides).
+#
+# siw: stock `ucmatose -c 100` fails in the client with "cmatose: unable
+# to create CQ" (return status -12), a siw/libsiw limit that has nothing
+# to do with the CM: every connection mmaps 4 objects (send CQ, recv CQ,
+# SQ, RQ; one page each at -C 10) into the process's verbs context; siw
+# hands out mmap keys from offset 0 up, and libsiw takes a key equal to
+# SIW_INVAL_UOBJ_KEY (0x8FFFF + 1 = page 144) for a failure, so the 145th
+# object of a process (connection 37) cannot be created.  So siw runs 4
+# concurrent pairs of 25 connections on 4 ports: 100 connections at
+# once through the CM, at most 100 mmap objects per process.
+test_ucmatose() {
+	local pairs=1 per=$UCMA_CONNS i port=7301
+
+	if [ "$T" = siw ]; then
+		pairs=4
+		per=$((UCMA_CONNS / pairs))
+	fi
+	for ((i = 0; i < pairs; i++)); do
+		bg "server$i" 300 ucmatose -p $((port + i)) -c "$per" -C 10
+	done
+	for ((i = 0; i < pairs; i++)); do
+		wait_ready "server$i"
+	done
+	for ((i = 0; i < pairs; i++)); do
+		bg "client$i" 300 ucmatose -s "$ADDR" -p $((port + i)) -c "$per" -C 10
+	done
+	for ((i = 0; i < pairs; i++)); do
+		wait_bg "client$i" 320
+	done
+	for ((i = 0; i < pairs; i++)); do
+		wait_bg "server$i" 60
+		ucmatose_pair_ok "server$i" "client$i"
+	done
+	info "$pairs x $per connections (-C 10) on ports $port..$((port + pairs - 1))"
+}
+
+# -m: after the data transfers both sides move the listener and every
+# connection to a new event channel (MIGRATE_ID) and disconnect there.
+test_ucmatose_migrate() {
+	local port=7311
+
+	bg server 120 ucmatose -p "$port" -m
+	wait_ready server
+	run client 120 ucmatose -s "$ADDR" -p "$port" -m
+	wait_bg server 60
+	ucmatose_pair_ok server client
+	expect_out server '^migrating to new event channel$'
+	expect_out client '^migrating to new event channel$'
+}
+
+# Server -c 1, client -c 2: the server accepts the first request and
+# rejects the second ("cmatose: failing connection request", return
+# status -12).  The client gets RDMA_CM_EVENT_REJECTED with the IB CM
+# reason 28 (consumer reject) on RoCE, -104 (ECONNRESET) on iWARP, and
+# returns that status.
+test_ucmatose_reject() {
+	local port=7312 status=28 rc=28
+
+	if [ "$T" = siw ]; then
+		status=-104
+		rc=152
+	fi
+	bg server 120 ucmatose -p "$port" -c 1
+	wait_ready server
+	run client 120 ucmatose -s "$ADDR" -p "$port" -c 2
+	wait_bg server 60
+	expect_out client "RDMA_CM_EVENT_REJECTED, error: $status\$"
+	expect_out client "^return status $status\$"
+	expect_rc client "$rc"
+	# The server rejects request 2 if it comes before ESTABLISHED of
+	# connection 1, as it always did on stock; otherwise it finishes
+	# connection 1 and request 2 dies with the listener.  Either way it
+	# must end by itself.
+	case ${RC[server]} in
+	244)
+		expect_out server 'failing connection request'
+		expect_out server '^return status -12$'
+		;;
+	0)
+		info "server accepted 1 and ended before seeing request 2 (not the stock order)"
+		expect_out server '^return status 0$'
+		;;
+	*)
+		fail "server: $(rc_text server), expected 244 (return status -12)"
+		;;
+	esac
+}
