@@ -20,7 +20,7 @@ PRIV_HDRS := core_priv.h mad_priv.h restrack.h
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) IBPRIV=$(IBPRIV)
 
 .PHONY: all modules clean install sparse checkpatch symvers-check \
-	check run bench soak deps
+	check run deps print-kver
 
 all: modules
 
@@ -70,8 +70,5 @@ check:
 run:
 	$(SELFTESTS)/qemu/check.sh --run
 
-bench:
-	$(SELFTESTS)/qemu/check.sh --bench
-
-soak:
-	$(SELFTESTS)/qemu/check.sh --soak
+print-kver:
+	@echo $(KVER)

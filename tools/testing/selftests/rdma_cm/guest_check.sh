@@ -18,7 +18,7 @@ done
 
 if [ "$stock" = 1 ]; then
 	# Nothing of ours is loaded at all.
-	export RDMACM_OURS= RDMACM_OURS_DIR= RDMACM_KUNIT=0 RDMACM_MIX=0
+	export RDMACM_OURS='' RDMACM_OURS_DIR='' RDMACM_KUNIT=0 RDMACM_MIX=0
 fi
 [ -n "$tests" ] && export RDMACM_TESTS="${tests//+/ }"
 # TCG with KASAN runs the tools several times slower than hardware.

@@ -12,6 +12,9 @@
 
 ADDR=10.0.0.1
 NETDEV=dummy0
+# dummy: setup_transport creates NETDEV with ADDR; nic: NETDEV is a real
+# NIC the caller configured (the two-guest topology).
+NETDEV_KIND=dummy
 STACK_MODS="iw_cm rdma_cm rdma_ucm"
 OURS_DIR=${RDMACM_OURS_DIR:-}
 # RDMACM_TIMEOUT_SCALE multiplies every timeout (decimals allowed).
@@ -428,9 +431,9 @@ rdma_fd_users() {
 	echo "${users[*]}"
 }
 
-# Remove rdma_ucm, rdma_cm, iw_cm (and with "all" also the soft drivers,
+# Remove rdma_ucm, rdma_cm, iw_cm ("cm", the default; with "all" also the soft drivers,
 # ib_uverbs, ib_cm, ib_core) and check they are gone.
-unload_stack() { # [all]
+unload_stack() { # [cm|all]
 	local m mods="rdma_ucm rdma_cm iw_cm" users
 
 	[ "${1:-}" = all ] && mods+=" rdma_rxe siw ib_uverbs ib_cm ib_core"
@@ -488,15 +491,17 @@ setup_transport() { # TRANSPORT
 	drv=$(driver_of "$t")
 	[ -n "$drv" ] || { fail "unknown transport '$t' (rxe or siw)"; return 1; }
 	run modprobe 120 modprobe "$drv" || { fail "modprobe $drv failed"; return 1; }
-	if ip link show "$NETDEV" > /dev/null 2>&1; then
-		run ip 30 ip link del "$NETDEV"
-	fi
-	if ! { run ip 30 ip link add "$NETDEV" type dummy &&
-		run ip 30 ip addr add "$ADDR/24" dev "$NETDEV" &&
-		run ip 30 ip link set "$NETDEV" up &&
-		run ip 30 ip route add 224.0.0.0/4 dev "$NETDEV"; }; then
-		fail "cannot set up $NETDEV with $ADDR/24 and a 224.0.0.0/4 route"
-		return 1
+	if [ "$NETDEV_KIND" = dummy ]; then
+		if ip link show "$NETDEV" > /dev/null 2>&1; then
+			run ip 30 ip link del "$NETDEV"
+		fi
+		if ! { run ip 30 ip link add "$NETDEV" type dummy &&
+			run ip 30 ip addr add "$ADDR/24" dev "$NETDEV" &&
+			run ip 30 ip link set "$NETDEV" up &&
+			run ip 30 ip route add 224.0.0.0/4 dev "$NETDEV"; }; then
+			fail "cannot set up $NETDEV with $ADDR/24 and a 224.0.0.0/4 route"
+			return 1
+		fi
 	fi
 	run rdma 60 rdma link add "$dev" type "$t" netdev "$NETDEV" ||
 		{ fail "rdma link add $dev type $t netdev $NETDEV: $(rc_text rdma)"; return 1; }
@@ -524,7 +529,7 @@ teardown_transport() { # TRANSPORT
 			fail "rdma link delete $dev: $(rc_text delete)"
 		dev_exists "$dev" && fail "$dev still exists after rdma link delete"
 	fi
-	if ip link show "$NETDEV" > /dev/null 2>&1; then
+	if [ "$NETDEV_KIND" = dummy ] && ip link show "$NETDEV" > /dev/null 2>&1; then
 		run ip 30 ip link del "$NETDEV" || fail "ip link del $NETDEV failed"
 	fi
 	failed && return 1

@@ -103,7 +103,7 @@ fi
 MIXES=()
 if [ "${RDMACM_MIX:-auto}" != 0 ] && [ -n "$OURS_DIR" ] && selected mix mix; then
 	for bits in 0 1 2 3 4 5 6 7; do
-		mix= i=0
+		mix='' i=0
 		for m in $STACK_MODS; do
 			[ $(((bits >> i) & 1)) = 1 ] && [ -f "$OURS_DIR/$m.ko" ] && mix+="+$m"
 			i=$((i + 1))
@@ -210,7 +210,7 @@ mix_case() { # MIX ("+iw_cm+rdma_cm", or "+stock")
 
 	[ "$ours" = " stock" ] && ours=
 	load_stack "$ours" || return 1
-	unload_stack
+	unload_stack cm
 }
 
 # --- per-transport pyverbs group --------------------------------------------------

@@ -51,6 +51,28 @@ count_ktap() { # add the ok / not ok lines of a KTAP file to the totals
 	done < <(sed -n 's/^[[:space:]]*\(\(not \)\{0,1\}ok [0-9-].*\)/\1/p' "$1")
 }
 
+# Count a guest's job KTAP and fail on any splat in its kernel log,
+# whatever the tests printed.
+scan_guest() { # DIR NAME
+	local dir=$1 name=$2 klog splats=$1/splats.txt
+
+	[ -f "$dir/job.log" ] && count_ktap "$dir/job.log"
+	# The kernel log alone: the console also carries the tools' output.
+	klog=$dir/dmesg.txt
+	[ -f "$klog" ] || klog=$dir/console.log
+	grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Kernel panic|general protection fault|Oops|blocked for more than|INFO: lockdep|DEBUG_LOCKS_WARN|kmemleak: .* new suspected' \
+		"$klog" > "$splats" 2>/dev/null
+	if [ -s "$dir/kmemleak.txt" ]; then
+		echo "kmemleak:" >> "$splats"
+		head -n 60 "$dir/kmemleak.txt" >> "$splats"
+	fi
+	if [ -s "$splats" ]; then
+		result fail "$name: kernel log free of KASAN/lockdep/WARN/BUG/kmemleak reports" "$splats"
+	else
+		result ok "$name: kernel log free of KASAN/lockdep/WARN/BUG/kmemleak reports"
+	fi
+}
+
 finish() {
 	echo
 	echo "=== timings"
@@ -170,8 +192,6 @@ vmrc=$?
 phase_end
 
 phase_start results
-# Guest job KTAP: every ok / not ok line is one test.
-[ -f "$g/job.log" ] && count_ktap "$g/job.log"
 [ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$g/console.log"
 
 # KUnit results come through the kernel log.
@@ -184,21 +204,52 @@ if [ "$STOCK" != 1 ] && ! [ -s "$out/kunit.txt" ]; then
 	result fail "KUnit suites of our modules ran in the guest" "$g/console.log"
 fi
 
-# Any splat fails the run, whatever the tests printed.
-splats=$out/splats.txt
-# The kernel log alone: the console also carries the tools' own output.
-klog=$g/dmesg.txt
-[ -f "$klog" ] || klog=$g/console.log
-grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Kernel panic|general protection fault|Oops|blocked for more than|INFO: lockdep|DEBUG_LOCKS_WARN|kmemleak: .* new suspected' \
-	"$klog" > "$splats" 2>/dev/null
-if [ -s "$g/kmemleak.txt" ]; then
-	echo "kmemleak:" >> "$splats"
-	head -n 60 "$g/kmemleak.txt" >> "$splats"
-fi
-if [ -s "$splats" ]; then
-	result fail "guest log free of KASAN/lockdep/WARN/BUG/kmemleak reports" "$splats"
+scan_guest "$g" "guest"
+phase_end
+
+# --- two guests on one wire: ours (a) against stock (b) ------------------
+phase_start two-guests
+port=$((20000 + RANDOM % 10000))
+"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/two-a" -j two_guests.sh \
+	-a me=a -m "${ours_for_selftests// /,}" -d "$oursdir" \
+	-n "listen:$port" -t 1800 > /dev/null 2>&1 &
+apid=$!
+sleep 3
+"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/two-b" -j two_guests.sh \
+	-a me=b -d "$oursdir" -n "connect:$port" -t 1800 > /dev/null 2>&1
+brc=$?
+wait $apid
+arc=$?
+for x in a b; do
+	rc=$arc
+	[ $x = b ] && rc=$brc
+	grep -E '^(not )?ok ' "$out/two-$x/job.log" 2>/dev/null | sed "s/^/guest $x: /"
+	[ "$rc" = 0 ] || result fail "two guests: guest $x job exited cleanly (rc $rc)" \
+		"$out/two-$x/console.log"
+	scan_guest "$out/two-$x" "two guests: guest $x"
+done
+phase_end
+
+# --- distro tier: Debian's own kernel with ours built for its headers ----
+phase_start distro
+dkver=$(make -C "$repo" -s -f Makefile print-kver 2>/dev/null)
+d=$out/distro
+mkdir -p "$d"
+rm -rf "$out/distro-ours"
+mkdir -p "$out/distro-ours"
+cp "$repo"/drivers/infiniband/core/{iw_cm,rdma_cm,rdma_ucm}.ko "$out/distro-ours/"
+distro_ours=iw_cm,rdma_cm,rdma_ucm
+[ "$STOCK" = 1 ] && distro_ours=
+if "$sel/qemu/distro-initramfs.sh" "$dkver" "$out/distro-initrd.gz" 2> "$d/initramfs.log"; then
+	"$sel/qemu/run-vm.sh" "${accel[@]}" -k none -b "/boot/vmlinuz-$dkver" \
+		-i "$out/distro-initrd.gz" -o "$d" -j distro_check.sh \
+		-m "$distro_ours" -d "$out/distro-ours" -t 900 > /dev/null 2>&1
+	rc=$?
+	grep -E '^(not )?ok ' "$d/job.log" 2>/dev/null | sed "s/^/distro: /"
+	[ $rc = 0 ] || result fail "distro tier: job exited cleanly (rc $rc)" "$d/console.log"
+	scan_guest "$d" "distro tier ($dkver)"
 else
-	result ok "guest log free of KASAN/lockdep/WARN/BUG/kmemleak reports"
+	result fail "distro tier: initramfs for $dkver" "$d/initramfs.log"
 fi
 phase_end
 finish

@@ -71,7 +71,7 @@ echo 8 > /proc/sys/kernel/printk
 
 cd "$RDMACM_REPO/tools/testing/selftests/rdma_cm" || die "no repo"
 export RDMACM_OURS=${RDMACM_OURS//,/ }
-export RDMACM_OURS_DIR=$RDMACM_OURSDIR
+export RDMACM_OURS_DIR=${RDMACM_OURSDIR:-}
 export HOME=/root
 IFS=, read -r -a args <<< "${RDMACM_ARGS:-}"
 

@@ -23,7 +23,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../../../../.." && pwd)
-kdir= out= job= args= ours= oursdir= tmo=2400 net= accel=tcg image= initrd=
+kdir='' out='' job='' args='' ours='' oursdir='' image='' initrd=''
+tmo=2400 net='' accel=tcg
 while getopts k:o:j:a:m:d:t:n:Kb:i: opt; do
 	case $opt in
 	k) kdir=$OPTARG ;; o) out=$OPTARG ;; j) job=$OPTARG ;;
@@ -33,7 +34,10 @@ while getopts k:o:j:a:m:d:t:n:Kb:i: opt; do
 	*) exit 2 ;;
 	esac
 done
-[ -n "$kdir" ] && [ -n "$out" ] && [ -n "$job" ] || { sed -n 4,20p "$0"; exit 2; }
+if [ -z "$kdir" ] || [ -z "$out" ] || [ -z "$job" ]; then
+	sed -n 4,24p "$0"
+	exit 2
+fi
 
 mkdir -p "$out"
 rm -f "$out"/job.rc "$out"/job.log "$out"/dmesg.txt "$out"/kmemleak.txt
@@ -67,7 +71,7 @@ esac
 if [ "$accel" = kvm ]; then
 	cpu=(-accel kvm -cpu "${KVM_CPU:-kvm64}")
 else
-	cpu=(-accel tcg,thread=multi -cpu max)
+	cpu=(-accel "tcg,thread=multi" -cpu max)
 fi
 
 set +e

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Distro tier guest job, on Debian's own linux-image-amd64 kernel: our
+# modules, built against linux-headers-amd64, load in place of the stock
+# ones, and so does every stock module that depends on rdma_cm.  With
+# MODVERSIONS a module whose imports disagree with our export CRCs is
+# refused ("disagrees about version of symbol"), so each load is a CRC
+# check against Debian's binaries.
+set -u
+
+SELFTEST_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$SELFTEST_DIR/lib.sh"
+
+ULPS=(rpcrdma nvme-rdma nvmet-rdma ib_iser ib_isert ib_srp ib_srpt rds_rdma 9pnet_rdma)
+WORK=/results/work
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+# Load a stock ULP on top of ours; it must bind to our rdma_cm.
+ulp_loads() { # MODULE
+	local m=${1//-/_}
+
+	run modprobe 120 modprobe "$1" || { fail "modprobe $1: $(rc_text modprobe)"; return 1; }
+	mod_present "$m" || { fail "$m is not loaded"; return 1; }
+	[ -e "/sys/module/rdma_cm/holders/$m" ] ||
+		fail "$m does not use rdma_cm (holders: $(echo /sys/module/rdma_cm/holders/*))"
+	[ "$(mod_origin rdma_cm)" = ours ] || fail "rdma_cm is not ours any more"
+	dmesg | grep -q "disagrees about version of symbol" &&
+		fail "the kernel reports a symbol version mismatch"
+	label "$(modinfo -F depends "$1" | tr , ' ')"
+}
+
+ulp_unloads() {
+	local m
+	for m in "${ULPS[@]}"; do
+		m=${m//-/_}
+		mod_present "$m" || continue
+		run rmmod 60 modprobe -r "$m" || fail "modprobe -r $m: $(rc_text rmmod)"
+	done
+	failed && return 1
+	return 0
+}
+
+ktap_plan $((1 + ${#ULPS[@]} + 2))
+diag "kernel $(uname -r), ours: ${RDMACM_OURS:-none}"
+ok=0
+run_case stack.load load_stack "${RDMACM_OURS:-}" && ok=1
+for u in "${ULPS[@]}"; do
+	if [ $ok = 1 ]; then
+		run_case "ulp.$u" ulp_loads "$u"
+	else
+		case_not_run "ulp.$u" "stack.load failed"
+	fi
+done
+run_case ulp.unload ulp_unloads
+run_case stack.unload unload_stack all
+ktap_totals
+[ "$N_FAIL" = 0 ]
