@@ -51,7 +51,7 @@ done
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject udaddy mckey
-	   cmtime rdma_server_client riostream pyverbs removal)
+	   cmtime rdma_server_client riostream veth pyverbs removal)
 
 mode=run
 FILTER=

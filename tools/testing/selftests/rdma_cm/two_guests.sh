@@ -131,7 +131,14 @@ nic_up() {
 	done
 }
 
-ktap_plan $((2 + ${#CASES[@]} + 4 + 1))
+# stack.load, nic, each case, a setup and a teardown per change of
+# transport, stack.unload.
+n=0 prev=
+for c in "${CASES[@]}"; do
+	[ "${c%% *}" = "$prev" ] || n=$((n + 2))
+	prev=${c%% *}
+done
+ktap_plan $((2 + ${#CASES[@]} + n + 1))
 diag "guest $me ($ADDR): ours: ${OURS:-none (all stock)}; peer $PEER"
 run_case "$me.stack.load" load_stack "$OURS" || exit 1
 run_case "$me.nic" nic_up || exit 1

@@ -21,10 +21,14 @@ log() { echo "build-kernel: $*" >&2; }
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 # Bump recipe when a change below alters what gets built.
 recipe=1
-key=$( (echo "$srcver $recipe"; cat "$here/config-base" "$here/config-debug") |
+patches=("$here"/patches/*.patch)
+[ -e "${patches[0]}" ] || patches=()
+phash=$(cat /dev/null "${patches[@]}" | sha256sum | cut -c1-8)
+key=$( (echo "$srcver $recipe $phash"; cat "$here/config-base" "$here/config-debug") |
 	sha256sum | cut -c1-16)
 kdir=$cache/kernel-$key
-src=$cache/src-$srcver/linux-source-6.1
+srcdir=$cache/src-$srcver-$phash
+src=$srcdir/linux-source-6.1
 
 if [ -f "$kdir/.done" ]; then
 	log "reusing $kdir"
@@ -33,12 +37,18 @@ if [ -f "$kdir/.done" ]; then
 fi
 
 mkdir -p "$cache"
-if [ ! -f "$cache/src-$srcver/.done" ]; then
+if [ ! -f "$srcdir/.done" ]; then
 	log "unpacking linux-source $srcver"
-	rm -rf "$cache/src-$srcver"
-	mkdir -p "$cache/src-$srcver"
-	tar -C "$cache/src-$srcver" -xf "$tarball"
-	touch "$cache/src-$srcver/.done"
+	rm -rf "$srcdir"
+	mkdir -p "$srcdir"
+	tar -C "$srcdir" -xf "$tarball"
+	# Fixes to the test kernel itself (not to what we test), each
+	# explained in its patch.
+	for p in "${patches[@]}"; do
+		log "applying $(basename "$p")"
+		patch -s -p1 -d "$src" < "$p"
+	done
+	touch "$srcdir/.done"
 fi
 
 rm -rf "$kdir"
@@ -76,6 +86,8 @@ make -s -C "$src" O="$kdir/obj" kernelrelease > "$kdir/kernelrelease"
 ln -sfn "$src" "$kdir/src"
 touch "$kdir/.done"
 # Older builds are dead weight once this one exists.
-find "$cache" -maxdepth 1 -name 'kernel-*' ! -name "kernel-$key" -exec rm -rf {} +
+find "$cache" -mindepth 1 -maxdepth 1 \
+	\( \( -name 'kernel-*' ! -name "kernel-$key" \) -o \
+	   \( -name 'src-*' ! -name "src-$srcver-$phash" \) \) -exec rm -rf {} +
 log "done: $kdir ($(cat "$kdir/kernelrelease"))"
 echo "$kdir"

@@ -10,6 +10,8 @@
 #   STOCK=1     run every selftest on the stock modules only
 #   CACHE=DIR   where the test kernel is cached (default /var/cache/rdma-cm-test)
 #   TESTS="..." run only these selftests (names as in run_tests.sh)
+#   OURS="..."  run the selftests on these of our modules instead of the
+#               ones ours.list names (e.g. OURS="iw_cm" while developing)
 #   KVM=probe   try KVM with a probe boot first (default: TCG only)
 set -uo pipefail
 
@@ -85,7 +87,7 @@ finish() {
 
 # Which selftests run on our modules: each issue that implements a module
 # adds it here once every selftest passes on it.
-ours_for_selftests=$(grep -v '^#' "$sel/ours.list" | xargs)
+ours_for_selftests=${OURS-$(grep -v '^#' "$sel/ours.list" | xargs)}
 [ "$STOCK" = 1 ] && ours_for_selftests=
 
 mkdir -p "$out"
@@ -157,6 +159,11 @@ else
 	result fail "export CRCs equal the test kernel's stock modules" "$log"
 fi
 phase_end
+
+# One set of guests at a time on this machine: they are timing-sensitive
+# and TCG takes every core it is given.
+exec 9> /tmp/rdmacm-vm.lock
+flock 9
 
 accel=()
 if [ "${KVM:-}" = probe ]; then

@@ -11,7 +11,7 @@ pkgs=(
 	# module build and static checks
 	build-essential linux-headers-amd64 linux-source-6.1 sparse
 	# test kernel build
-	bc bison flex libelf-dev libssl-dev cpio xz-utils zstd kmod
+	bc bison flex libelf-dev libssl-dev cpio xz-utils zstd kmod patch
 	# guest, and the distro-tier kernel
 	qemu-system-x86 linux-image-amd64 busybox-static
 	# guest userland

@@ -43,7 +43,9 @@ mkdir -p "$out"
 rm -f "$out"/job.rc "$out"/job.log "$out"/dmesg.txt "$out"/kmemleak.txt
 
 init=$repo/tools/testing/selftests/rdma_cm/qemu/init.sh
-append="console=ttyS0 panic=-1 loglevel=7"
+# Every KASAN report, not only the first: a report from the test kernel
+# itself must not hide one from our modules.
+append="console=ttyS0 panic=-1 loglevel=7 kasan_multi_shot"
 boot=()
 if [ -n "$initrd" ]; then
 	boot=(-kernel "$image" -initrd "$initrd")
