@@ -40,8 +40,9 @@ if [ "$stage" = 1 ]; then
 	exec chroot /tmp/ov/root "$0" 2
 fi
 
-# Stage 2: inside the writable overlay root.
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+# Stage 2: inside the writable overlay root.  /tmp stays the overlay's
+# (host content below, tmpfs above): the repository may live under the
+# host's /tmp, as a CI clone does.
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /dev/pts /dev/shm /run/lock
 mount -t devpts devpts /dev/pts
