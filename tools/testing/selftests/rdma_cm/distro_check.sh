@@ -22,12 +22,12 @@ mkdir -p "$WORK"
 
 # Load a stock ULP on top of ours; it must bind to our rdma_cm.
 ulp_loads() { # MODULE
-	local m=${1//-/_}
+	local m=${1//-/_} want origin
 
 	if ! run modprobe 120 modprobe "$1"; then
 		# Symbol versions are checked before the module's init runs.
 		if dmesg | grep -qE "$m: (disagrees about version|Unknown symbol)"; then
-			fail "$1: symbols do not resolve against ours"
+			fail "$1: its symbols do not resolve against the loaded rdma_cm"
 		elif [ "$(mod_origin rdma_cm)" = ours ] && ! in_list rdma_cm "$COMPLETE" &&
 			grep -q 'Operation not supported' modprobe.out; then
 			# rds_rdma's init creates an id to probe for RDMA.
@@ -40,7 +40,10 @@ ulp_loads() { # MODULE
 	mod_present "$m" || { fail "$m is not loaded"; return 1; }
 	[ -e "/sys/module/rdma_cm/holders/$m" ] ||
 		fail "$m does not use rdma_cm (holders: $(echo /sys/module/rdma_cm/holders/*))"
-	[ "$(mod_origin rdma_cm)" = ours ] || fail "rdma_cm is not ours any more"
+	want=stock
+	in_list rdma_cm "${RDMACM_OURS:-}" && want=ours
+	origin=$(mod_origin rdma_cm)
+	[ "$origin" = "$want" ] || fail "rdma_cm is $origin now, expected $want"
 	dmesg | grep -q "disagrees about version of symbol" &&
 		fail "the kernel reports a symbol version mismatch"
 	label "$(modinfo -F depends "$1" | tr , ' ')"
