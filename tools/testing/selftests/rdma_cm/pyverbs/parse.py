@@ -103,11 +103,22 @@ def last_interesting(output):
     return lines[-1] if lines else ''
 
 
+# The active and passive processes print to one stdout without locking,
+# so one line can hold both: "Player active got: Player passive got: ".
+PLAYER = re.compile(r'(?<=\S)[ \t]*(?=Player (?:active|passive) got:)')
+
+
+def unsplice(text):
+    """Put every "Player ... got:" message on a line of its own."""
+    return PLAYER.sub('\n', text)
+
+
 def judge(name, expect, found, traces):
     """Return (verdict, text, output)."""
     if name not in found:
         return 'fail', 'no result for this test in the run_tests.py output', ''
     status, reason, body = found[name]
+    body = unsplice(body)
     output = '\n'.join(p for p in (body, traces.get(name, '')) if p)
     want = expect.get(name, ('ok', None, None))
     wstatus, pattern, label = want

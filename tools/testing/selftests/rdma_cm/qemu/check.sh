@@ -62,7 +62,7 @@ scan_guest() { # DIR NAME
 	# The kernel log alone: the console also carries the tools' output.
 	klog=$dir/dmesg.txt
 	[ -f "$klog" ] || klog=$dir/console.log
-	grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Kernel panic|general protection fault|Oops|blocked for more than|INFO: lockdep|DEBUG_LOCKS_WARN|kmemleak: .* new suspected' \
+	grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Kernel panic|general protection fault|Oops|blocked for more than|INFO: lockdep|DEBUG_LOCKS_WARN|trying to register non-static key|kmemleak: .* new suspected' \
 		"$klog" > "$splats" 2>/dev/null
 	if [ -s "$dir/kmemleak.txt" ]; then
 		echo "kmemleak:" >> "$splats"
