@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Bookkeeping shared by the host drivers (check.sh, perf.sh): phases and
+# their timings, ok/not ok lines, KTAP counts of a guest job, the scan of
+# a guest's kernel log, and the closing "N passed, N failed" line.
+# Sourced; sets pass, fail, skip and timings.
+
+pass=0 fail=0 skip=0
+timings=()
+
+phase_start() { phase=$1; t0=$(date +%s); echo "=== $phase"; }
+phase_end() { timings+=("$(printf '%-22s %5ss' "$phase" $(( $(date +%s) - t0 )))"); }
+
+result() { # result ok|fail|skip NAME [diagnostic file]
+	case $1 in
+	ok) pass=$((pass + 1)); echo "ok - $2" ;;
+	skip) skip=$((skip + 1)); echo "ok - $2 # SKIP" ;;
+	*) fail=$((fail + 1)); echo "not ok - $2"
+	   [ -n "${3:-}" ] && [ -s "$3" ] && tail -n 40 "$3" | sed 's/^/#   /' ;;
+	esac
+}
+
+count_ktap() { # add the ok / not ok lines of a KTAP file to the totals
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*) fail=$((fail + 1)) ;;
+		"ok "*"# SKIP"*) skip=$((skip + 1)) ;;
+		"ok "*) pass=$((pass + 1)) ;;
+		esac
+	done < <(sed -n 's/^[[:space:]]*\(\(not \)\{0,1\}ok [0-9-].*\)/\1/p' "$1")
+}
+
+# Count a guest's job KTAP and fail on any splat in its kernel log,
+# whatever the tests printed.
+scan_guest() { # DIR NAME
+	local dir=$1 name=$2 klog splats=$1/splats.txt
+
+	[ -f "$dir/job.log" ] && count_ktap "$dir/job.log"
+	# The kernel log alone: the console also carries the tools' output.
+	klog=$dir/dmesg.txt
+	[ -f "$klog" ] || klog=$dir/console.log
+	grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Kernel panic|general protection fault|Oops|blocked for more than|INFO: lockdep|DEBUG_LOCKS_WARN|trying to register non-static key|kmemleak: .* new suspected' \
+		"$klog" > "$splats" 2>/dev/null
+	if [ -s "$dir/kmemleak.txt" ]; then
+		echo "kmemleak:" >> "$splats"
+		head -n 60 "$dir/kmemleak.txt" >> "$splats"
+	fi
+	if [ -s "$splats" ]; then
+		result fail "$name: kernel log free of KASAN/lockdep/WARN/BUG/kmemleak reports" "$splats"
+	else
+		result ok "$name: kernel log free of KASAN/lockdep/WARN/BUG/kmemleak reports"
+	fi
+}
+
+finish() {
+	echo
+	echo "=== timings"
+	printf '  %s\n' "${timings[@]}"
+	[ $skip = 0 ] || echo "($skip skipped, not counted as passed)"
+	echo "$pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit $?
+}
