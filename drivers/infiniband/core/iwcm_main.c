@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * iWARP connection manager: module entry points and kernel API.
- *
- * Skeleton: no iw_cm_id can be created yet, so every operation on one
- * fails with -EOPNOTSUPP.  iwcm_reject_msg() is implemented.
+ * iWARP connection manager: module entry points, the event workqueue,
+ * the net.iw_cm sysctls and iwcm_reject_msg().
  */
 #include <linux/errno.h>
 #include <linux/init.h>
 #include <linux/module.h>
-#include <rdma/ib_addr.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
 #include <rdma/iw_cm.h>
-#include <rdma/iw_portmap.h>
 #include <rdma/rdma_netlink.h>
+
+#include "iwcm_priv.h"
 
 MODULE_AUTHOR("rdma_cm project");
 MODULE_DESCRIPTION("iWARP CM");
@@ -38,131 +39,82 @@ const char *__attribute_const__ iwcm_reject_msg(int reason)
 }
 EXPORT_SYMBOL(iwcm_reject_msg);
 
-/**
- * iw_create_cm_id - Create an iWARP CM id.
- * @device: the iWARP device
- * @cm_handler: consumer callback for the id's events
- * @context: consumer context stored in the id
- *
- * Return: the new id, or an ERR_PTR().
- */
-struct iw_cm_id *iw_create_cm_id(struct ib_device *device,
-				 iw_cm_handler cm_handler, void *context)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-EXPORT_SYMBOL(iw_create_cm_id);
-
-/**
- * iw_destroy_cm_id - Destroy an iWARP CM id.
- * @cm_id: the id
- *
- * Aborts a connection in progress and waits for the id's events to drain.
- */
-void iw_destroy_cm_id(struct iw_cm_id *cm_id)
-{
-	/* No id can have been created, so there is nothing to release. */
-}
-EXPORT_SYMBOL(iw_destroy_cm_id);
-
-/**
- * iw_cm_listen - Listen for connection requests on the id's local address.
- * @cm_id: the id
- * @backlog: pending request limit; 0 selects the default
- *
- * Return: 0 on success or a negative errno.
- */
-int iw_cm_listen(struct iw_cm_id *cm_id, int backlog)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(iw_cm_listen);
-
-/**
- * iw_cm_reject - Reject a connection request.
- * @cm_id: the id of the request
- * @private_data: data to send with the reject
- * @private_data_len: length of @private_data
- *
- * Return: 0 on success or a negative errno.
- */
-int iw_cm_reject(struct iw_cm_id *cm_id, const void *private_data,
-		 u8 private_data_len)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(iw_cm_reject);
-
-/**
- * iw_cm_accept - Accept a connection request.
- * @cm_id: the id of the request
- * @iw_param: QP number, ORD/IRD and private data of the reply
- *
- * Return: 0 on success or a negative errno.
- */
-int iw_cm_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(iw_cm_accept);
-
-/**
- * iw_cm_connect - Start connecting to the id's remote address.
- * @cm_id: the id
- * @iw_param: QP number, ORD/IRD and private data of the request
- *
- * Return: 0 if the connection was started, or a negative errno.
- */
-int iw_cm_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(iw_cm_connect);
-
-/**
- * iw_cm_disconnect - Close a connection.
- * @cm_id: the id
- * @abrupt: non-zero to reset the connection rather than close it
- *
- * Return: 0 on success or a negative errno.
- */
-int iw_cm_disconnect(struct iw_cm_id *cm_id, int abrupt)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(iw_cm_disconnect);
-
-/**
- * iw_cm_init_qp_attr - QP attributes for a state transition of the id's QP.
- * @cm_id: the id
- * @qp_attr: in: the target qp_state; out: the attributes to apply
- * @qp_attr_mask: out: the ib_qp_attr_mask of the filled attributes
- *
- * Return: 0 on success or a negative errno.
- */
-int iw_cm_init_qp_attr(struct iw_cm_id *cm_id, struct ib_qp_attr *qp_attr,
-		       int *qp_attr_mask)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(iw_cm_init_qp_attr);
-
 /*
- * Claim the IWCM netlink client with no operations: iwpmd's requests then
- * fail with -EINVAL at once, instead of each retrying the module autoload
- * that the alias below triggers.
+ * Event work of every id, and the deferred frees.  Not ordered: each id
+ * has one work item, which the workqueue never runs twice at once, so
+ * events are ordered per id and ids do not wait for each other.  Storage
+ * and NFS reconnect through here under memory pressure: MEM_RECLAIM.
  */
-static const struct rdma_nl_cbs iwcm_nl_cb_table[RDMA_NL_IWPM_NUM_OPS] = {};
+struct workqueue_struct *iwcm_wq;
+
+static int default_backlog = IWCM_DEFAULT_BACKLOG;
+static int backlog_max = IWCM_MAX_BACKLOG;
+
+/* The backlog of a listen with none given. */
+int iwcm_default_backlog(void)
+{
+	return READ_ONCE(default_backlog);
+}
+
+static struct ctl_table iwcm_ctl_table[] = {
+	{
+		.procname	= "default_backlog",
+		.data		= &default_backlog,
+		.maxlen		= sizeof(default_backlog),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &backlog_max,
+	},
+	{ }
+};
+
+static struct ctl_table_header *iwcm_ctl_hdr;
 
 static int __init iw_cm_init(void)
 {
-	rdma_nl_register(RDMA_NL_IWCM, iwcm_nl_cb_table);
+	int ret;
+
+	ret = iwcm_id_init();
+	if (ret)
+		return ret;
+
+	iwcm_wq = alloc_workqueue("iw_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!iwcm_wq) {
+		ret = -ENOMEM;
+		goto err_id;
+	}
+
+	iwcm_ctl_hdr = register_net_sysctl(&init_net, "net/iw_cm",
+					   iwcm_ctl_table);
+	if (!iwcm_ctl_hdr) {
+		pr_err("iw_cm: cannot register net.iw_cm sysctls\n");
+		ret = -ENOMEM;
+		goto err_wq;
+	}
+
+	ret = iwcm_pm_init();
+	if (ret)
+		goto err_sysctl;
 	return 0;
+
+err_sysctl:
+	unregister_net_sysctl_table(iwcm_ctl_hdr);
+err_wq:
+	destroy_workqueue(iwcm_wq);
+err_id:
+	iwcm_id_exit();
+	return ret;
 }
 
 static void __exit iw_cm_cleanup(void)
 {
-	rdma_nl_unregister(RDMA_NL_IWCM);
+	iwcm_pm_exit();
+	/* Providers may still hold ids whose rem_ref is our code. */
+	iwcm_wait_idle();
+	unregister_net_sysctl_table(iwcm_ctl_hdr);
+	destroy_workqueue(iwcm_wq);
+	iwcm_id_exit();
 }
 
 MODULE_ALIAS_RDMA_NETLINK(RDMA_NL_IWCM, 2);

@@ -51,7 +51,8 @@ done
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject udaddy mckey
-	   cmtime rdma_server_client riostream veth pyverbs removal)
+	   cmtime rdma_server_client riostream veth pyverbs iwpm
+	   removal)
 
 mode=run
 FILTER=
