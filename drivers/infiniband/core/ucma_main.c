@@ -1,13 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * RDMA CM user space access (/dev/infiniband/rdma_cm).
+ * RDMA CM user space access: /dev/infiniband/rdma_cm, ABI 4 of
+ * <rdma/rdma_user_cm.h>, for librdmacm.
  *
- * Skeleton: the module loads and unloads; the character device arrives
- * with the implementation.
+ * This file registers what user space finds: the misc device with its
+ * abi_version attribute, the ib_client that answers ib_core's netlink
+ * chardev query for "rdma_cm" (librdmacm asks it first), and the sysctl
+ * net.rdma_ucm.max_backlog.
  */
+#include <linux/device.h>
 #include <linux/init.h>
+#include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/sysctl.h>
+#include <linux/xarray.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
+#include <rdma/rdma_user_cm.h>
+
+#include "core_priv.h"
+#include "ucma_priv.h"
 
 MODULE_AUTHOR("rdma_cm project");
 MODULE_DESCRIPTION("RDMA Userspace Connection Manager Access");
@@ -16,13 +29,100 @@ MODULE_LICENSE("Dual BSD/GPL");
 /* ib_core autoloads us when user space looks up the "rdma_cm" chardev. */
 MODULE_ALIAS_RDMA_CLIENT("rdma_cm");
 
+/* LISTEN backlogs of 0 or above this become this (init_net only). */
+static int ucma_backlog_max = 1024;
+
+int ucma_max_backlog(void)
+{
+	return READ_ONCE(ucma_backlog_max);
+}
+
+static struct ctl_table ucma_sysctl[] = {
+	{
+		.procname	= "max_backlog",
+		.data		= &ucma_backlog_max,
+		.maxlen		= sizeof(ucma_backlog_max),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+	{ }
+};
+
+static struct ctl_table_header *ucma_sysctl_hdr;
+
+static ssize_t abi_version_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", RDMA_USER_CM_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(abi_version);
+
+static struct attribute *ucma_attrs[] = {
+	&dev_attr_abi_version.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(ucma);
+
+static struct miscdevice ucma_misc = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= "rdma_cm",
+	.nodename	= "infiniband/rdma_cm",
+	.mode		= 0666,
+	.fops		= &ucma_fops,
+	/* created with the device, before its uevent */
+	.groups		= ucma_groups,
+};
+
+static int ucma_get_global_nl_info(struct ib_client_nl_info *res)
+{
+	res->abi = RDMA_USER_CM_ABI_VERSION;
+	res->cdev = ucma_misc.this_device;
+	return 0;
+}
+
+static struct ib_client ucma_client = {
+	.name			= "rdma_cm",
+	.get_global_nl_info	= ucma_get_global_nl_info,
+};
+
 static int __init ucma_init(void)
 {
+	int ret;
+
+	ret = misc_register(&ucma_misc);
+	if (ret)
+		return ret;
+
+	ucma_sysctl_hdr = register_net_sysctl(&init_net, "net/rdma_ucm",
+					      ucma_sysctl);
+	if (!ucma_sysctl_hdr) {
+		pr_err("rdma_ucm: cannot register sysctl net.rdma_ucm\n");
+		ret = -ENOMEM;
+		goto err_misc;
+	}
+
+	ret = ib_register_client(&ucma_client);
+	if (ret)
+		goto err_sysctl;
 	return 0;
+
+err_sysctl:
+	unregister_net_sysctl_table(ucma_sysctl_hdr);
+err_misc:
+	misc_deregister(&ucma_misc);
+	return ret;
 }
 
 static void __exit ucma_cleanup(void)
 {
+	ib_unregister_client(&ucma_client);
+	unregister_net_sysctl_table(ucma_sysctl_hdr);
+	misc_deregister(&ucma_misc);
+	/* every file was released, and with it every id and join */
+	WARN_ON(!xa_empty(&ucma_ctx_xa));
+	WARN_ON(!xa_empty(&ucma_mc_xa));
 }
 
 module_init(ucma_init);

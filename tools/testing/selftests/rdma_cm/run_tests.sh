@@ -51,8 +51,8 @@ done
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject udaddy mckey
-	   cmtime rdma_server_client riostream veth pyverbs iwpm
-	   removal)
+	   cmtime rdma_server_client riostream veth pyverbs ucma_fuzz
+	   ucma_fuzz_removal iwpm removal)
 
 mode=run
 FILTER=

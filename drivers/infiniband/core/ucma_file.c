@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rdma_ucm: the open file (an rdma_cm event channel) and its event queue.
+ *
+ * Events are queued by the rdma_cm event handler and taken by GET_EVENT
+ * in FIFO order.  GET_EVENT copies the oldest record to user space with
+ * no lock held (a fault cannot stall the rdma_cm handlers behind the
+ * queue lock) and then commits: if that record is still the oldest, it
+ * is removed and accounted as reported; if a concurrent GET_EVENT,
+ * MIGRATE_ID or destroy took it meanwhile, the copy is void and GET_EVENT
+ * starts over.  Each record carries a unique sequence number to tell.
+ */
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ucma_priv.h"
+
+static atomic64_t ucma_event_seq = ATOMIC64_INIT(0);
+
+bool ucma_is_ucma_file(struct file *filp)
+{
+	return filp->f_op == &ucma_fops;
+}
+
+/*
+ * Queue @uev on the file that owns @ctx now.  False if that file is
+ * being closed (or the id belongs to no file): the caller frees @uev.
+ */
+bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev)
+{
+	struct ucma_file *file;
+	bool queued = false;
+
+	/* the table lock keeps ctx->file and that file in place */
+	xa_lock(&ucma_ctx_xa);
+	file = ctx->file;
+	if (file) {
+		spin_lock(&file->lock);
+		if (!file->closing) {
+			uev->seq = atomic64_inc_return(&ucma_event_seq);
+			list_add_tail(&uev->node, &file->events);
+			queued = true;
+		}
+		spin_unlock(&file->lock);
+		if (queued)
+			wake_up_interruptible(&file->wait);
+	}
+	xa_unlock(&ucma_ctx_xa);
+	return queued;
+}
+
+/*
+ * Take @ctx off its file: its queued events go to @dropped, it leaves the
+ * file's id list.  @ctx is out of the table and its rdma_cm_id is gone,
+ * so nothing adds events or moves it any more.  Returns its count of
+ * reported events.
+ */
+u32 ucma_file_drop_ctx(struct ucma_ctx *ctx, struct list_head *dropped)
+{
+	struct ucma_file *file = ctx->file;
+	struct ucma_event *uev, *tmp;
+	u32 reported;
+
+	if (!file)
+		return 0;	/* a connection request's id: never had events */
+
+	spin_lock(&file->lock);
+	list_for_each_entry_safe(uev, tmp, &file->events, node)
+		if (uev->ctx == ctx)
+			list_move_tail(&uev->node, dropped);
+	list_del_init(&ctx->node);
+	reported = ctx->events_reported;
+	spin_unlock(&file->lock);
+	return reported;
+}
+
+/*
+ * LEAVE_MCAST (after rdma_leave_multicast(), so no event for @mc comes
+ * any more): free the queued events of @mc and return its count of
+ * reported events.
+ */
+u32 ucma_file_drop_mc(struct ucma_ctx *ctx, struct ucma_mc *mc)
+{
+	struct ucma_event *uev, *tmp;
+	struct ucma_file *file;
+	LIST_HEAD(dropped);
+	u32 reported;
+
+	xa_lock(&ucma_ctx_xa);
+	file = ctx->file;
+	spin_lock(&file->lock);
+	list_for_each_entry_safe(uev, tmp, &file->events, node)
+		if (uev->mc == mc)
+			list_move_tail(&uev->node, &dropped);
+	reported = mc->events_reported;
+	spin_unlock(&file->lock);
+	xa_unlock(&ucma_ctx_xa);
+
+	list_for_each_entry_safe(uev, tmp, &dropped, node)
+		kfree(uev);
+	return reported;
+}
+
+/*
+ * MIGRATE_ID: move @ctx and its queued events from @from to @to, both
+ * open.  -ENOENT if @ctx was destroyed or moved meanwhile.
+ */
+int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
+		       struct ucma_file *to, u32 *reported)
+{
+	struct ucma_event *uev, *tmp;
+	LIST_HEAD(moved);
+	bool any;
+
+	xa_lock(&ucma_ctx_xa);
+	if (xa_load(&ucma_ctx_xa, ctx->id) != ctx || ctx->file != from) {
+		xa_unlock(&ucma_ctx_xa);
+		return -ENOENT;
+	}
+
+	spin_lock(&from->lock);
+	list_for_each_entry_safe(uev, tmp, &from->events, node)
+		if (uev->ctx == ctx)
+			list_move_tail(&uev->node, &moved);
+	list_del(&ctx->node);
+	*reported = ctx->events_reported;
+	spin_unlock(&from->lock);
+
+	/* the handler queues on ctx->file under the table lock: none lost */
+	ctx->file = to;
+
+	any = !list_empty(&moved);
+	spin_lock(&to->lock);
+	list_add_tail(&ctx->node, &to->ctxs);
+	list_splice_tail(&moved, &to->events);
+	spin_unlock(&to->lock);
+	if (any)
+		wake_up_interruptible(&to->wait);
+	xa_unlock(&ucma_ctx_xa);
+	return 0;
+}
+
+/*
+ * Remove the oldest event if it is still the one numbered @seq, and
+ * account it.  A connection request's id then joins @file.
+ */
+static bool ucma_commit_event(struct ucma_file *file, u64 seq)
+{
+	struct ucma_ctx *child = NULL;
+	struct ucma_event *uev;
+
+	spin_lock(&file->lock);
+	uev = list_first_entry_or_null(&file->events, struct ucma_event, node);
+	if (!uev || uev->seq != seq) {
+		spin_unlock(&file->lock);
+		return false;
+	}
+	list_del(&uev->node);
+	uev->ctx->events_reported++;
+	if (uev->mc)
+		uev->mc->events_reported++;
+	if (uev->child) {
+		child = uev->child;
+		/* the request leaves the listener's backlog */
+		atomic_inc(&uev->ctx->backlog);
+	}
+	spin_unlock(&file->lock);
+
+	/*
+	 * Between the unlock and the publication the new id is nobody's
+	 * but ours: @file cannot be released while we write to it.
+	 */
+	if (child)
+		ucma_ctx_publish(child, file);
+	kfree(uev);
+	return true;
+}
+
+int ucma_get_event(struct ucma_file *file, void __user *response,
+		   u32 out_len)
+{
+	struct rdma_ucm_event_resp resp;
+	size_t len = min_t(size_t, out_len, sizeof(resp));
+	struct ucma_event *uev;
+	u64 seq;
+
+	for (;;) {
+		spin_lock(&file->lock);
+		while (list_empty(&file->events)) {
+			spin_unlock(&file->lock);
+			if (READ_ONCE(file->filp->f_flags) & O_NONBLOCK)
+				return -EAGAIN;
+			if (wait_event_interruptible(file->wait,
+						     !list_empty(&file->events)))
+				return -ERESTARTSYS;
+			spin_lock(&file->lock);
+		}
+		uev = list_first_entry(&file->events, struct ucma_event, node);
+		seq = uev->seq;
+		memcpy(&resp, &uev->resp, sizeof(resp));
+		spin_unlock(&file->lock);
+
+		if (copy_to_user(response, &resp, len))
+			return -EFAULT;
+		if (ucma_commit_event(file, seq))
+			return 0;
+	}
+}
+
+static int ucma_open(struct inode *inode, struct file *filp)
+{
+	struct ucma_file *file;
+
+	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
+	if (!file)
+		return -ENOMEM;
+
+	spin_lock_init(&file->lock);
+	INIT_LIST_HEAD(&file->events);
+	INIT_LIST_HEAD(&file->ctxs);
+	init_waitqueue_head(&file->wait);
+	file->filp = filp;
+	filp->private_data = file;
+	return stream_open(inode, filp);
+}
+
+/*
+ * Last close: destroy every id of the file.  No command runs on this
+ * file any more (each holds a file reference), a MIGRATE_ID elsewhere
+ * that names this file holds one too, and the rdma_cm handler adds
+ * nothing to a closing file, so the id list only shrinks.
+ */
+static int ucma_release(struct inode *inode, struct file *filp)
+{
+	struct ucma_file *file = filp->private_data;
+	struct ucma_event *uev, *tmp;
+	struct ucma_ctx *ctx;
+	LIST_HEAD(dropped);
+
+	spin_lock(&file->lock);
+	file->closing = true;
+	spin_unlock(&file->lock);
+
+	while ((ctx = ucma_ctx_claim_first(file)))
+		ucma_ctx_destroy(ctx);
+
+	/* every event belonged to one of the ids: nothing should be left */
+	spin_lock(&file->lock);
+	list_for_each_entry_safe(uev, tmp, &file->events, node)
+		list_move_tail(&uev->node, &dropped);
+	spin_unlock(&file->lock);
+	WARN_ON_ONCE(!list_empty(&dropped));
+	ucma_destroy_dropped(&dropped);
+
+	kfree(file);
+	return 0;
+}
+
+static ssize_t ucma_write(struct file *filp, const char __user *buf,
+			  size_t len, loff_t *pos)
+{
+	return ucma_dispatch(filp->private_data, buf, len);
+}
+
+static __poll_t ucma_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	struct ucma_file *file = filp->private_data;
+
+	poll_wait(filp, &file->wait, wait);
+	return list_empty(&file->events) ? 0 : EPOLLIN | EPOLLRDNORM;
+}
+
+const struct file_operations ucma_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ucma_open,
+	.release	= ucma_release,
+	.write		= ucma_write,
+	.poll		= ucma_poll,
+	.llseek		= no_llseek,
+};

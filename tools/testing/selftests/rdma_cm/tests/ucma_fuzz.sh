@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ucma_fuzz: random and malformed rdma_cm commands from 4 threads on 4
+# files (MIGRATE_ID between them, close() under use) over the transport's
+# device.  Pass: the fuzzer ends by itself with exit code 0 and "0 check
+# failures"; the kernel log is checked for KASAN/lockdep/WARN/kmemleak by
+# the harness as for every test.  Only on our rdma_ucm: the differential
+# run against stock is separate.
+#
+#   ucma_fuzz          a short run with a fixed seed
+#   ucma_fuzz_removal  the same while `rdma link delete` removes the device
+#                      (DEVICE_REMOVAL against commands, migrations and
+#                      closes); the device is created again afterwards
+#
+# RDMACM_FUZZ_SEED, RDMACM_FUZZ_COMMANDS change the seed (default 1) and
+# the number of commands of ucma_fuzz (default 20000).
+
+UCMA_FUZZ_SEED=${RDMACM_FUZZ_SEED:-1}
+
+# Build the fuzzer into the case directory; false (with a skip or a
+# failure recorded) when it cannot run.
+ucma_fuzz_build() {
+	if [ "$(mod_origin rdma_ucm)" != ours ]; then
+		skip "rdma_ucm is stock: the fuzzer gates our rdma_ucm"
+		return 1
+	fi
+	if ! command -v gcc > /dev/null; then
+		skip "no gcc to build the fuzzer"
+		return 1
+	fi
+	run build 120 gcc -O2 -Wall -pthread -o "$T_DIR/ucma_fuzz" \
+		"$SELFTEST_DIR/ucma_fuzz.c"
+	if [ "${RC[build]}" != 0 ]; then
+		fail "cannot build ucma_fuzz: $(rc_text build)"
+		return 1
+	fi
+}
+
+ucma_fuzz_ok() {
+	expect_rc fuzz 0
+	expect_out fuzz ' 0 check failures$'
+	label "$(grep -m1 -o '[0-9]* commands (.*) in [0-9.]* s' fuzz.out)"
+}
+
+test_ucma_fuzz() {
+	ucma_fuzz_build || return
+	# the fuzzer stops by itself after -T seconds or a stuck command
+	run fuzz 150 "$T_DIR/ucma_fuzz" -s "$UCMA_FUZZ_SEED" \
+		-n "${RDMACM_FUZZ_COMMANDS:-20000}" -t 4 -f 4 -a "$ADDR" \
+		-T "$(tmo 100)"
+	ucma_fuzz_ok
+}
+
+test_ucma_fuzz_removal() {
+	ucma_fuzz_build || return
+	bg fuzz 150 "$T_DIR/ucma_fuzz" -s "$((UCMA_FUZZ_SEED + 1))" \
+		-n 10000000 -t 4 -f 4 -a "$ADDR" -T "$(tmo 30)"
+	sleep "$(tmo 8)"
+	run delete 60 rdma link delete "$DEV"
+	expect_rc delete 0
+	dev_exists "$DEV" && fail "$DEV still exists after rdma link delete"
+	wait_bg fuzz 120
+	ucma_fuzz_ok
+	# the transport's later tests need the device back
+	setup_transport "$T" || fail "cannot create $DEV again"
+}
