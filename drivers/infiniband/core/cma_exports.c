@@ -8,6 +8,7 @@
  * struct rdma_cm_id fields are implemented.
  */
 #include "cma_abi.h"
+#include "cma_priv.h"
 
 /**
  * __rdma_create_kernel_id - Create an RDMA CM id for a kernel consumer.
@@ -154,23 +155,11 @@ EXPORT_SYMBOL(rdma_set_ib_path);
  */
 __be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	u16 port;
-
-	switch (addr->sa_family) {
-	case AF_IB:
+	if (addr->sa_family == AF_IB)
 		return ((struct sockaddr_ib *)addr)->sib_sid;
-	case AF_INET:
-		port = be16_to_cpu(((struct sockaddr_in *)addr)->sin_port);
-		break;
-	case AF_INET6:
-		port = be16_to_cpu(((struct sockaddr_in6 *)addr)->sin6_port);
-		break;
-	default:
-		port = 0;
-		break;
-	}
 
-	return cpu_to_be64(((u64)id->ps << 16) + port);
+	/* cma_addr_port() is 0 for a family that has no port. */
+	return cma_service_id(id->ps, cma_addr_port(addr));
 }
 EXPORT_SYMBOL(rdma_get_service_id);
 

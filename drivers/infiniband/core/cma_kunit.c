@@ -1,18 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * KUnit tests for rdma_cm's helpers that need no connection state.
+ * KUnit tests for rdma_cm: the exported helpers that need no connection
+ * state, and the device-independent units (id states, port spaces, the
+ * IP private-data header, option rules), which cma_kunit_units.c
+ * compiles into this module.
  */
 #include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/if_arp.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/limits.h>
 #include <linux/module.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/user_namespace.h>
+#include <net/net_namespace.h>
 #include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
+
+#include "cma_priv.h"
 
 /* Expected names, indexed by the ABI values of enum rdma_cm_event_type. */
 static const char * const cma_test_event_names[] = {
@@ -268,7 +280,959 @@ static struct kunit_suite cma_helper_suite = {
 	.test_cases = cma_helper_cases,
 };
 
-kunit_test_suite(cma_helper_suite);
+/* --- id states ---------------------------------------------------------- */
+
+static struct rdma_id_private *cma_test_priv(struct kunit *test)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = kunit_kzalloc(test, sizeof(*id_priv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id_priv);
+	spin_lock_init(&id_priv->lock);
+	mutex_init(&id_priv->handler_mutex);
+	mutex_init(&id_priv->qp_mutex);
+	cma_state_init(id_priv, RDMA_CM_IDLE);
+	return id_priv;
+}
+
+static void cma_state_numbering_test(struct kunit *test)
+{
+	static const char * const names[] = {
+		"IDLE", "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",
+		"ROUTE_RESOLVED", "CONNECT", "DISCONNECT", "ADDR_BOUND",
+		"LISTEN", "DEVICE_REMOVAL", "DESTROYING",
+	};
+	int i;
+
+	/* nldev reports these numbers; iproute2 names them in this order. */
+	KUNIT_EXPECT_EQ(test, RDMA_CM_IDLE, 0);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_CONNECT, 5);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_BOUND, 7);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_DESTROYING, 10);
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(names), RDMA_CM_NR_STATES);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_STREQ(test, cma_state_name(i), names[i]);
+	KUNIT_EXPECT_STREQ(test, cma_state_name(RDMA_CM_NR_STATES), "UNKNOWN");
+	KUNIT_EXPECT_STREQ(test, cma_state_name(-1), "UNKNOWN");
+}
+
+static void cma_state_layout_test(struct kunit *test)
+{
+	/* Locals: the offset formulas are too long for KUnit's messages. */
+	size_t stock_state = CMA_STOCK_STATE_OFFSET;
+	size_t stock_qp_num = CMA_STOCK_QP_NUM_OFFSET;
+	size_t stock_res = CMA_STOCK_RES_OFFSET;
+
+	/* What restrack and nldev of this kernel read, relative to res. */
+	KUNIT_EXPECT_EQ(test, offsetof(struct rdma_id_private, id), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rdma_id_private, state),
+			stock_state);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rdma_id_private, qp_num),
+			stock_qp_num);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rdma_id_private, res),
+			stock_res);
+	if (CMA_STOCK_LAYOUT_PRODUCTION) {
+		KUNIT_EXPECT_EQ(test, stock_state, 604);
+		KUNIT_EXPECT_EQ(test, stock_qp_num, 760);
+		KUNIT_EXPECT_EQ(test, stock_res, 784);
+	}
+}
+
+static void cma_state_table_test(struct kunit *test)
+{
+	static const struct {
+		enum rdma_cm_state from, to;
+		bool legal;
+	} cases[] = {
+		{ RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND, true },
+		{ RDMA_CM_IDLE, RDMA_CM_ADDR_QUERY, false },
+		{ RDMA_CM_IDLE, RDMA_CM_CONNECT, false },
+		{ RDMA_CM_IDLE, RDMA_CM_LISTEN, false },
+		{ RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY, true },
+		{ RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN, true },
+		{ RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE, true },
+		{ RDMA_CM_ADDR_BOUND, RDMA_CM_CONNECT, false },
+		{ RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED, true },
+		{ RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND, true },
+		{ RDMA_CM_ADDR_QUERY, RDMA_CM_ROUTE_QUERY, false },
+		{ RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY, true },
+		{ RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_RESOLVED, true },
+		{ RDMA_CM_ADDR_RESOLVED, RDMA_CM_ADDR_BOUND, true },
+		{ RDMA_CM_ADDR_RESOLVED, RDMA_CM_ADDR_QUERY, false },
+		{ RDMA_CM_ADDR_RESOLVED, RDMA_CM_CONNECT, false },
+		{ RDMA_CM_ROUTE_QUERY, RDMA_CM_ROUTE_RESOLVED, true },
+		{ RDMA_CM_ROUTE_QUERY, RDMA_CM_ADDR_RESOLVED, true },
+		{ RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT, true },
+		{ RDMA_CM_ROUTE_RESOLVED, RDMA_CM_ADDR_RESOLVED, true },
+		{ RDMA_CM_ROUTE_RESOLVED, RDMA_CM_LISTEN, false },
+		{ RDMA_CM_CONNECT, RDMA_CM_DISCONNECT, true },
+		{ RDMA_CM_CONNECT, RDMA_CM_ROUTE_RESOLVED, true },
+		{ RDMA_CM_CONNECT, RDMA_CM_IDLE, false },
+		{ RDMA_CM_DISCONNECT, RDMA_CM_CONNECT, false },
+		{ RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND, true },
+		{ RDMA_CM_LISTEN, RDMA_CM_CONNECT, false },
+		{ RDMA_CM_DEVICE_REMOVAL, RDMA_CM_DESTROYING, true },
+		{ RDMA_CM_DEVICE_REMOVAL, RDMA_CM_IDLE, false },
+		{ RDMA_CM_DESTROYING, RDMA_CM_DEVICE_REMOVAL, false },
+	};
+	int from, i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    cma_state_legal(cases[i].from, cases[i].to),
+				    cases[i].legal, "%s -> %s",
+				    cma_state_name(cases[i].from),
+				    cma_state_name(cases[i].to));
+
+	for (from = 0; from < RDMA_CM_NR_STATES; from++) {
+		/* No state moves to itself; teardown is reachable. */
+		KUNIT_EXPECT_FALSE(test, cma_state_legal(from, from));
+		KUNIT_EXPECT_EQ(test,
+				cma_state_legal(from, RDMA_CM_DESTROYING),
+				from != RDMA_CM_DESTROYING);
+		/* Nothing leaves DESTROYING. */
+		KUNIT_EXPECT_FALSE(test,
+				   cma_state_legal(RDMA_CM_DESTROYING, from));
+		/* Out of range states are never legal. */
+		KUNIT_EXPECT_FALSE(test,
+				   cma_state_legal(from, RDMA_CM_NR_STATES));
+		KUNIT_EXPECT_FALSE(test, cma_state_legal(-1, from));
+	}
+}
+
+static void cma_state_active_path_test(struct kunit *test)
+{
+	static const enum rdma_cm_state path[] = {
+		RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY,
+		RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY,
+		RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT, RDMA_CM_DISCONNECT,
+	};
+	struct rdma_id_private *id_priv = cma_test_priv(test);
+	int i;
+
+	mutex_lock(&id_priv->handler_mutex);
+	for (i = 1; i < ARRAY_SIZE(path); i++) {
+		KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, path[i - 1],
+						    path[i]), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(id_priv->state), path[i]);
+	}
+	mutex_unlock(&id_priv->handler_mutex);
+}
+
+static void cma_state_mismatch_test(struct kunit *test)
+{
+	struct rdma_id_private *id_priv = cma_test_priv(test);
+
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_IDLE,
+					    RDMA_CM_ADDR_BOUND), 0);
+	/* A second bind loses: the id is no longer IDLE. */
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_IDLE,
+					    RDMA_CM_ADDR_BOUND), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY,
+					    RDMA_CM_ADDR_RESOLVED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, id_priv->state, RDMA_CM_ADDR_BOUND);
+
+	/* A failed listen goes back. */
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND,
+					    RDMA_CM_LISTEN), 0);
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_LISTEN,
+					    RDMA_CM_ADDR_BOUND), 0);
+	KUNIT_EXPECT_EQ(test, id_priv->state, RDMA_CM_ADDR_BOUND);
+}
+
+static void cma_state_teardown_test(struct kunit *test)
+{
+	struct rdma_id_private *id_priv = cma_test_priv(test);
+
+	mutex_lock(&id_priv->handler_mutex);
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_IDLE,
+					    RDMA_CM_ADDR_BOUND), 0);
+	KUNIT_EXPECT_EQ(test, cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND,
+					    RDMA_CM_LISTEN), 0);
+
+	/* The first to start teardown sees the state to cancel. */
+	KUNIT_EXPECT_EQ(test, cma_exch(id_priv, RDMA_CM_DEVICE_REMOVAL),
+			RDMA_CM_LISTEN);
+	KUNIT_EXPECT_EQ(test, cma_exch(id_priv, RDMA_CM_DEVICE_REMOVAL),
+			RDMA_CM_DEVICE_REMOVAL);
+	KUNIT_EXPECT_EQ(test, id_priv->state, RDMA_CM_DEVICE_REMOVAL);
+	KUNIT_EXPECT_EQ(test, cma_exch(id_priv, RDMA_CM_DESTROYING),
+			RDMA_CM_DEVICE_REMOVAL);
+	KUNIT_EXPECT_EQ(test, cma_exch(id_priv, RDMA_CM_DESTROYING),
+			RDMA_CM_DESTROYING);
+	/* Removal after destroy started changes nothing. */
+	KUNIT_EXPECT_EQ(test, cma_exch(id_priv, RDMA_CM_DEVICE_REMOVAL),
+			RDMA_CM_DESTROYING);
+	KUNIT_EXPECT_EQ(test, id_priv->state, RDMA_CM_DESTROYING);
+	mutex_unlock(&id_priv->handler_mutex);
+}
+
+static void cma_state_transport_test(struct kunit *test)
+{
+	static const struct cma_transport_ops a = { .name = "a" };
+	static const struct cma_transport_ops b = { .name = "b" };
+	struct rdma_id_private *id_priv = cma_test_priv(test);
+
+	KUNIT_EXPECT_NULL(test, id_priv->xprt);
+	KUNIT_EXPECT_EQ(test, cma_set_transport(id_priv, &a), 0);
+	KUNIT_EXPECT_EQ(test, cma_set_transport(id_priv, &a), 0);
+	KUNIT_EXPECT_EQ(test, cma_set_transport(id_priv, &b), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, id_priv->xprt, &a);
+}
+
+static struct kunit_case cma_state_cases[] = {
+	KUNIT_CASE(cma_state_numbering_test),
+	KUNIT_CASE(cma_state_layout_test),
+	KUNIT_CASE(cma_state_table_test),
+	KUNIT_CASE(cma_state_active_path_test),
+	KUNIT_CASE(cma_state_mismatch_test),
+	KUNIT_CASE(cma_state_teardown_test),
+	KUNIT_CASE(cma_state_transport_test),
+	{}
+};
+
+static struct kunit_suite cma_state_suite = {
+	.name = "rdma_cm_state",
+	.test_cases = cma_state_cases,
+};
+
+/* --- port spaces -------------------------------------------------------- */
+
+static void cma_test_sin(struct sockaddr_storage *ss, u32 addr, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(addr);
+	sin->sin_port = htons(port);
+}
+
+/* An IPv6 address whose last 32 bits are @low (0 for the wildcard). */
+static void cma_test_sin6(struct sockaddr_storage *ss, u32 low, u16 port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin6->sin6_family = AF_INET6;
+	if (low) {
+		sin6->sin6_addr.s6_addr32[0] = htonl(0x20010db8);
+		sin6->sin6_addr.s6_addr32[3] = htonl(low);
+	}
+	sin6->sin6_port = htons(port);
+}
+
+/* The addresses the conflict cases use. */
+enum {
+	V4_ANY, V4_A, V4_B, V4_LOOP, V6_ANY, V6_A, V6_B,
+};
+
+static void cma_test_addr(struct sockaddr_storage *ss, int which)
+{
+	switch (which) {
+	case V4_ANY:
+		cma_test_sin(ss, 0, 0);
+		break;
+	case V4_A:
+		cma_test_sin(ss, 0xc0000201, 0);
+		break;
+	case V4_B:
+		cma_test_sin(ss, 0xc0000202, 0);
+		break;
+	case V4_LOOP:
+		cma_test_sin(ss, 0x7f000001, 0);
+		break;
+	case V6_ANY:
+		cma_test_sin6(ss, 0, 0);
+		break;
+	case V6_A:
+		cma_test_sin6(ss, 1, 0);
+		break;
+	default:
+		cma_test_sin6(ss, 2, 0);
+		break;
+	}
+}
+
+static void cma_port_check_bind_test(struct kunit *test)
+{
+	static const struct {
+		int want, cur;
+		bool want_reuse, cur_reuse, want_afonly, cur_afonly;
+		int ret;
+	} cases[] = {
+		/* equal specific addresses collide */
+		{ V4_A, V4_A, false, false, true, true, -EADDRINUSE },
+		{ V6_A, V6_A, false, false, false, false, -EADDRINUSE },
+		/* distinct specific addresses share */
+		{ V4_A, V4_B, false, false, true, true, 0 },
+		{ V6_A, V6_B, false, false, false, false, 0 },
+		/* a wildcard overlaps any address, on either side */
+		{ V4_ANY, V4_A, false, false, true, true, -EADDRNOTAVAIL },
+		{ V4_A, V4_ANY, false, false, true, true, -EADDRNOTAVAIL },
+		{ V4_ANY, V4_ANY, false, false, true, true, -EADDRNOTAVAIL },
+		/* loopback counts as a wildcard */
+		{ V4_LOOP, V4_A, false, false, true, true, -EADDRNOTAVAIL },
+		/* reuseaddr on both sides shares anything */
+		{ V4_A, V4_A, true, true, true, true, 0 },
+		{ V4_ANY, V4_A, true, true, true, true, 0 },
+		/* ... but not on one side only */
+		{ V4_A, V4_A, true, false, true, true, -EADDRINUSE },
+		{ V4_A, V4_A, false, true, true, true, -EADDRINUSE },
+		/* a dual-stack IPv6 wildcard covers IPv4 */
+		{ V6_ANY, V4_A, false, false, false, true, -EADDRNOTAVAIL },
+		{ V4_ANY, V6_ANY, false, false, true, false, -EADDRNOTAVAIL },
+		/* two afonly ids of different families never meet */
+		{ V6_ANY, V4_A, false, false, true, true, 0 },
+		{ V4_ANY, V6_ANY, false, false, true, true, 0 },
+		/* afonly on one side only does not separate them */
+		{ V6_ANY, V4_ANY, false, false, true, false, -EADDRNOTAVAIL },
+		/* different families, both specific: distinct addresses */
+		{ V6_A, V4_A, false, false, false, true, 0 },
+	};
+	struct sockaddr_storage want_ss, cur_ss;
+	struct cma_port_claim want, cur;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cma_test_addr(&want_ss, cases[i].want);
+		cma_test_addr(&cur_ss, cases[i].cur);
+		want = (struct cma_port_claim) {
+			.src = (struct sockaddr *)&want_ss,
+			.reuseaddr = cases[i].want_reuse,
+			.afonly = cases[i].want_afonly,
+		};
+		cur = (struct cma_port_claim) {
+			.src = (struct sockaddr *)&cur_ss,
+			.reuseaddr = cases[i].cur_reuse,
+			.afonly = cases[i].cur_afonly,
+		};
+		KUNIT_EXPECT_EQ_MSG(test, cma_port_check_bind(&want, &cur),
+				    cases[i].ret, "case %d", i);
+	}
+}
+
+static void cma_port_check_unique_test(struct kunit *test)
+{
+	struct sockaddr_storage src, dst, cur_src, cur_dst;
+	struct cma_port_claim want = {
+		.src = (struct sockaddr *)&src,
+		.dst = (struct sockaddr *)&dst,
+	};
+	struct cma_port_claim cur = {
+		.src = (struct sockaddr *)&cur_src,
+		.dst = (struct sockaddr *)&cur_dst,
+	};
+
+	/* The same four-tuple is not unique. */
+	cma_test_sin(&src, 0x0a000001, 0);
+	cma_test_sin(&dst, 0x0a000002, 5000);
+	cma_test_sin(&cur_src, 0x0a000001, 0);
+	cma_test_sin(&cur_dst, 0x0a000002, 5000);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
+			-EADDRNOTAVAIL);
+
+	/* Another destination port, source or destination address is. */
+	cma_test_sin(&cur_dst, 0x0a000002, 5001);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur), 0);
+	cma_test_sin(&cur_dst, 0x0a000003, 5000);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur), 0);
+	cma_test_sin(&cur_dst, 0x0a000002, 5000);
+	cma_test_sin(&cur_src, 0x0a000009, 0);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur), 0);
+
+	/* A wildcard on either side matches any address or port. */
+	cma_test_sin(&cur_src, 0, 0);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
+			-EADDRNOTAVAIL);
+	cma_test_sin(&cur_src, 0x0a000001, 0);
+	cma_test_sin(&cur_dst, 0, 0);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
+			-EADDRNOTAVAIL);
+}
+
+/*
+ * A network namespace as the port spaces see it: an ephemeral range, a
+ * reserved-ports bitmap and the privileged limit.  A real namespace
+ * would need CLONE_NEWNET, and init_net's settings belong to the system.
+ */
+static struct net *cma_test_net(struct kunit *test, int low, int high)
+{
+	struct net *net;
+
+	net = kunit_kzalloc(test, sizeof(*net), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
+	seqlock_init(&net->ipv4.ip_local_ports.lock);
+	net->ipv4.ip_local_ports.range[0] = low;
+	net->ipv4.ip_local_ports.range[1] = high;
+#ifdef CONFIG_SYSCTL
+	net->ipv4.sysctl_local_reserved_ports =
+		kunit_kzalloc(test, BITS_TO_LONGS(65536) * sizeof(long),
+			      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test,
+				     net->ipv4.sysctl_local_reserved_ports);
+	net->ipv4.sysctl_ip_prot_sock = 1024;
+#endif
+	net->user_ns = &init_user_ns;
+	return net;
+}
+
+static struct cma_ps_table *cma_test_table(struct kunit *test,
+					   struct net *net)
+{
+	struct cma_ps_table *table;
+
+	table = kunit_kzalloc(test, sizeof(*table), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, table);
+	cma_ps_table_init(table, net);
+	return table;
+}
+
+static void cma_test_table_done(struct kunit *test, struct cma_ps_table *table,
+				struct rdma_id_private **ids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		cma_ps_put_port(table, ids[i]);
+	for (i = 0; i < CMA_PS_COUNT; i++)
+		KUNIT_EXPECT_TRUE(test, xa_empty(&table->ports[i]));
+	cma_ps_table_destroy(table);
+}
+
+/* An id with the given source and destination and options. */
+static struct rdma_id_private *
+cma_test_bind_id(struct kunit *test, const struct sockaddr_storage *src,
+		 const struct sockaddr_storage *dst, bool reuse, bool afonly)
+{
+	struct rdma_id_private *id_priv = cma_test_priv(test);
+
+	id_priv->id.ps = RDMA_PS_TCP;
+	memcpy(cma_src_addr(id_priv), src, sizeof(*src));
+	if (dst)
+		memcpy(cma_dst_addr(id_priv), dst, sizeof(*dst));
+	else
+		cma_dst_addr(id_priv)->sa_family = src->ss_family;
+	id_priv->reuseaddr = reuse;
+	id_priv->afonly = afonly;
+	return id_priv;
+}
+
+static void cma_ps_bind_test(struct kunit *test)
+{
+	struct net *net = cma_test_net(test, 32768, 60999);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct rdma_id_private *ids[6];
+	struct sockaddr_storage ss;
+
+	/* 192.0.2.1:4791 */
+	cma_test_sin(&ss, 0xc0000201, 4791);
+	ids[0] = cma_test_bind_id(test, &ss, NULL, false, true);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[0]), 0);
+	KUNIT_EXPECT_EQ(test, ids[0]->bound_ps, RDMA_PS_TCP);
+	KUNIT_EXPECT_NOT_NULL(test, ids[0]->bind_list);
+
+	/* The same address and port: in use; any address: overlaps. */
+	ids[1] = cma_test_bind_id(test, &ss, NULL, false, true);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]),
+			-EADDRINUSE);
+	KUNIT_EXPECT_NULL(test, ids[1]->bind_list);
+	cma_test_sin(&ss, 0, 4791);
+	ids[2] = cma_test_bind_id(test, &ss, NULL, false, true);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[2]),
+			-EADDRNOTAVAIL);
+
+	/* The same port in another port space is another port. */
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_UDP, ids[2]), 0);
+	KUNIT_EXPECT_EQ(test, ids[2]->bound_ps, RDMA_PS_UDP);
+
+	/* Another address on the same port shares it. */
+	cma_test_sin(&ss, 0xc0000202, 4791);
+	ids[3] = cma_test_bind_id(test, &ss, NULL, false, true);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[3]), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ids[3]->bind_list, ids[0]->bind_list);
+
+	/* An afonly IPv6 wildcard does not meet the IPv4 holders. */
+	cma_test_sin6(&ss, 0, 4791);
+	ids[4] = cma_test_bind_id(test, &ss, NULL, false, true);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[4]), 0);
+	/* A dual-stack one does. */
+	ids[5] = cma_test_bind_id(test, &ss, NULL, false, false);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[5]),
+			-EADDRNOTAVAIL);
+
+	/* No port space, no port. */
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, 0x7777, ids[5]),
+			-EPROTONOSUPPORT);
+
+	/* Releasing the last holder frees the port. */
+	cma_ps_put_port(table, ids[0]);
+	cma_ps_put_port(table, ids[3]);
+	cma_ps_put_port(table, ids[4]);
+	KUNIT_EXPECT_NULL(test, xa_load(&table->ports[0], 4791));
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]), 0);
+	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
+static void cma_ps_reuseaddr_test(struct kunit *test)
+{
+	struct net *net = cma_test_net(test, 32768, 60999);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct rdma_id_private *ids[3];
+	struct sockaddr_storage ss;
+
+	cma_test_sin(&ss, 0xc0000201, 20049);
+	ids[0] = cma_test_bind_id(test, &ss, NULL, true, true);
+	ids[1] = cma_test_bind_id(test, &ss, NULL, true, true);
+	ids[2] = cma_test_bind_id(test, &ss, NULL, false, true);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[0]), 0);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]), 0);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[2]),
+			-EADDRINUSE);
+
+	/* A listener needs the port to itself, without reuseaddr. */
+	KUNIT_EXPECT_EQ(test, cma_ps_listen_check(table, ids[0]), -EADDRINUSE);
+	KUNIT_EXPECT_TRUE(test, ids[0]->reuseaddr);
+	cma_ps_put_port(table, ids[1]);
+	KUNIT_EXPECT_EQ(test, cma_ps_listen_check(table, ids[0]), 0);
+	KUNIT_EXPECT_FALSE(test, ids[0]->reuseaddr);
+
+	/* Now even a reuseaddr id cannot join the listener. */
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]),
+			-EADDRINUSE);
+	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
+static void cma_ps_ephemeral_test(struct kunit *test)
+{
+	struct net *net = cma_test_net(test, 40000, 40003);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct rdma_id_private *ids[4];
+	struct sockaddr_storage ss;
+	u16 ports[3], last;
+	int i, j;
+
+#ifdef CONFIG_SYSCTL
+	set_bit(40001, net->ipv4.sysctl_local_reserved_ports);
+#else
+	kunit_skip(test, "reserved ports need CONFIG_SYSCTL");
+#endif
+	cma_test_sin(&ss, 0, 0);
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		ids[i] = cma_test_bind_id(test, &ss, NULL, false, true);
+
+	/* Three free ports in the range; 40001 is reserved. */
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test,
+				cma_ps_get_port(table, RDMA_PS_TCP, ids[i]), 0);
+		ports[i] = cma_addr_port(cma_src_addr(ids[i]));
+		KUNIT_EXPECT_GE(test, ports[i], 40000);
+		KUNIT_EXPECT_LE(test, ports[i], 40003);
+		KUNIT_EXPECT_NE(test, ports[i], 40001);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, ports[i], ports[j]);
+	}
+	KUNIT_EXPECT_EQ(test, table->last_port, ports[2]);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[3]),
+			-EADDRNOTAVAIL);
+
+	/* The port handed out last is still given when it is the only one. */
+	last = ports[2];
+	cma_ps_put_port(table, ids[2]);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[3]), 0);
+	KUNIT_EXPECT_EQ(test, cma_addr_port(cma_src_addr(ids[3])), last);
+	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
+static void cma_ps_ephemeral_share_test(struct kunit *test)
+{
+	struct net *net = cma_test_net(test, 40010, 40010);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct sockaddr_storage src, dst;
+	struct rdma_id_private *ids[3];
+
+	/* Active ids to distinct peers share the only ephemeral port. */
+	cma_test_sin(&src, 0x0a000001, 0);
+	cma_test_sin(&dst, 0x0a000002, 5000);
+	ids[0] = cma_test_bind_id(test, &src, &dst, false, true);
+	ids[2] = cma_test_bind_id(test, &src, &dst, false, true);
+	cma_test_sin(&dst, 0x0a000003, 5000);
+	ids[1] = cma_test_bind_id(test, &src, &dst, false, true);
+
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[0]), 0);
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]), 0);
+	KUNIT_EXPECT_EQ(test, cma_addr_port(cma_src_addr(ids[1])), 40010);
+	KUNIT_EXPECT_PTR_EQ(test, ids[0]->bind_list, ids[1]->bind_list);
+	/* The same four-tuple twice cannot. */
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[2]),
+			-EADDRNOTAVAIL);
+	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
+static void cma_ps_privileged_test(struct kunit *test)
+{
+	struct net *net = cma_test_net(test, 32768, 60999);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct rdma_id_private *ids[2];
+	struct sockaddr_storage ss;
+	const struct cred *old;
+	struct cred *cred;
+	int ret;
+
+	KUNIT_EXPECT_TRUE(test, cma_port_privileged(net, 1));
+	KUNIT_EXPECT_TRUE(test, cma_port_privileged(net, 1023));
+	KUNIT_EXPECT_FALSE(test, cma_port_privileged(net, 1024));
+
+	cma_test_sin(&ss, 0xc0000201, 80);
+	ids[0] = cma_test_bind_id(test, &ss, NULL, false, true);
+	cma_test_sin(&ss, 0xc0000202, 80);
+	ids[1] = cma_test_bind_id(test, &ss, NULL, false, true);
+
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_NET_BIND_SERVICE);
+	old = override_creds(cred);
+	ret = cma_ps_get_port(table, RDMA_PS_TCP, ids[0]);
+	revert_creds(old);
+	put_cred(cred);
+	KUNIT_EXPECT_EQ(test, ret, -EACCES);
+	KUNIT_EXPECT_NULL(test, ids[0]->bind_list);
+
+	/* This test runs with every capability. */
+	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]), 0);
+	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
+static void cma_ps_select_test(struct kunit *test)
+{
+	struct rdma_id_private *id_priv = cma_test_priv(test);
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)cma_src_addr(id_priv);
+	struct sockaddr_storage ss;
+
+	/* IP addresses bind in the id's own port space. */
+	cma_test_sin(&ss, 0, 0);
+	memcpy(cma_src_addr(id_priv), &ss, sizeof(ss));
+	id_priv->id.ps = RDMA_PS_IPOIB;
+	KUNIT_EXPECT_EQ(test, cma_ps_select(id_priv), RDMA_PS_IPOIB);
+	id_priv->id.ps = 0x7777;
+	KUNIT_EXPECT_EQ(test, cma_ps_select(id_priv), 0);
+
+	/* AF_IB: an IB id may bind in the TCP range of its service id. */
+	memset(sib, 0, sizeof(*sib));
+	sib->sib_family = AF_IB;
+	sib->sib_sid = cpu_to_be64(RDMA_IB_IP_PS_TCP | 0x1234);
+	sib->sib_sid_mask = cpu_to_be64(~0ULL);
+	id_priv->id.ps = RDMA_PS_IB;
+	KUNIT_EXPECT_EQ(test, cma_ps_select(id_priv), RDMA_PS_TCP);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid),
+			RDMA_IB_IP_PS_TCP | 0x1234);
+	KUNIT_EXPECT_EQ(test, cma_addr_port(cma_src_addr(id_priv)), 0x1234);
+
+	/* ... a UDP id may not. */
+	id_priv->id.ps = RDMA_PS_UDP;
+	KUNIT_EXPECT_EQ(test, cma_ps_select(id_priv), 0);
+
+	/* A wildcard service id binds an IB id in the IB range. */
+	sib->sib_sid = 0;
+	sib->sib_sid_mask = 0;
+	id_priv->id.ps = RDMA_PS_IB;
+	KUNIT_EXPECT_EQ(test, cma_ps_select(id_priv), RDMA_PS_IB);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid), RDMA_IB_IP_PS_IB);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid_mask),
+			RDMA_IB_IP_PS_MASK);
+
+	/* The port then goes into the low bits of the service id. */
+	cma_addr_set_port(cma_src_addr(id_priv), 0xabcd);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid),
+			RDMA_IB_IP_PS_IB | 0xabcd);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid_mask), ~0ULL);
+}
+
+static struct kunit_case cma_ps_cases[] = {
+	KUNIT_CASE(cma_port_check_bind_test),
+	KUNIT_CASE(cma_port_check_unique_test),
+	KUNIT_CASE(cma_ps_bind_test),
+	KUNIT_CASE(cma_ps_reuseaddr_test),
+	KUNIT_CASE(cma_ps_ephemeral_test),
+	KUNIT_CASE(cma_ps_ephemeral_share_test),
+	KUNIT_CASE(cma_ps_privileged_test),
+	KUNIT_CASE(cma_ps_select_test),
+	{}
+};
+
+static struct kunit_suite cma_ps_suite = {
+	.name = "rdma_cm_port_space",
+	.test_cases = cma_ps_cases,
+};
+
+/* --- the IP private-data header ----------------------------------------- */
+
+static const u8 cma_test_hdr_v4[CMA_HDR_SIZE] = {
+	0x00, 0x40, 0x12, 0x34,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x00, 0x02, 0x01,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xc6, 0x33, 0x64, 0x07,
+};
+
+static void cma_hdr_encode_v4_test(struct kunit *test)
+{
+	struct sockaddr_storage src, dst;
+	u8 buf[CMA_HDR_SIZE + 4];
+
+	cma_test_sin(&src, 0xc0000201, 0x1234);
+	cma_test_sin(&dst, 0xc6336407, 4791);
+	memset(buf, 0xa5, sizeof(buf));
+	KUNIT_EXPECT_EQ(test,
+			cma_hdr_encode(buf, sizeof(buf),
+				       (struct sockaddr *)&src,
+				       (struct sockaddr *)&dst), CMA_HDR_SIZE);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, cma_test_hdr_v4, CMA_HDR_SIZE), 0);
+	/* Nothing past the header is touched. */
+	KUNIT_EXPECT_EQ(test, buf[CMA_HDR_SIZE], 0xa5);
+}
+
+static void cma_hdr_encode_errors_test(struct kunit *test)
+{
+	struct sockaddr_storage v4, v6, ib = { .ss_family = AF_IB };
+	u8 buf[CMA_HDR_SIZE];
+
+	cma_test_sin(&v4, 0xc0000201, 1);
+	cma_test_sin6(&v6, 1, 1);
+	KUNIT_EXPECT_EQ(test, cma_hdr_encode(buf, CMA_HDR_SIZE - 1,
+					     (struct sockaddr *)&v4,
+					     (struct sockaddr *)&v4),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, cma_hdr_encode(buf, sizeof(buf),
+					     (struct sockaddr *)&v4,
+					     (struct sockaddr *)&v6),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, cma_hdr_encode(buf, sizeof(buf),
+					     (struct sockaddr *)&ib,
+					     (struct sockaddr *)&ib),
+			-EAFNOSUPPORT);
+}
+
+static void cma_hdr_decode_v4_test(struct kunit *test)
+{
+	struct sockaddr_storage local, remote;
+	struct sockaddr_in *sin;
+	u8 *pdata;
+
+	/* Exactly the header, so KASAN sees any read past it. */
+	pdata = kunit_kmalloc(test, CMA_HDR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdata);
+	memcpy(pdata, cma_test_hdr_v4, CMA_HDR_SIZE);
+
+	KUNIT_EXPECT_EQ(test,
+			cma_hdr_decode(pdata, CMA_HDR_SIZE,
+				       cma_service_id(RDMA_PS_TCP, 4791),
+				       &local, &remote), 0);
+	sin = (struct sockaddr_in *)&local;
+	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohl(sin->sin_addr.s_addr), 0xc6336407);
+	KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 4791);
+	sin = (struct sockaddr_in *)&remote;
+	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohl(sin->sin_addr.s_addr), 0xc0000201);
+	KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 0x1234);
+
+	/* Either output may be left out; the low nibble is ignored. */
+	pdata[1] |= 0x0f;
+	KUNIT_EXPECT_EQ(test, cma_hdr_decode(pdata, CMA_HDR_SIZE, 0, NULL,
+					     &remote), 0);
+	KUNIT_EXPECT_EQ(test, cma_hdr_decode(pdata, CMA_HDR_SIZE, 0, &local,
+					     NULL), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&local)->sin_port),
+			0);
+}
+
+static void cma_hdr_v6_round_trip_test(struct kunit *test)
+{
+	struct sockaddr_storage src, dst, local, remote;
+	struct cma_hdr *hdr;
+
+	cma_test_sin6(&src, 7, 40000);
+	cma_test_sin6(&dst, 9, 0);
+	hdr = kunit_kmalloc(test, sizeof(*hdr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, hdr);
+	KUNIT_ASSERT_EQ(test, cma_hdr_encode(hdr, sizeof(*hdr),
+					     (struct sockaddr *)&src,
+					     (struct sockaddr *)&dst),
+			CMA_HDR_SIZE);
+	KUNIT_EXPECT_EQ(test, hdr->cma_version, CMA_VERSION);
+	KUNIT_EXPECT_EQ(test, hdr->ip_version, 0x60);
+	KUNIT_EXPECT_EQ(test, ntohs(hdr->port), 40000);
+
+	KUNIT_ASSERT_EQ(test, cma_hdr_decode(hdr, sizeof(*hdr),
+					     cma_service_id(RDMA_PS_UDP, 7471),
+					     &local, &remote), 0);
+	/* The requester's address comes back as the remote one. */
+	KUNIT_EXPECT_EQ(test, memcmp(&remote, &src, sizeof(src)), 0);
+	((struct sockaddr_in6 *)&dst)->sin6_port = htons(7471);
+	KUNIT_EXPECT_EQ(test, memcmp(&local, &dst, sizeof(dst)), 0);
+}
+
+static void cma_hdr_malformed_test(struct kunit *test)
+{
+	/* One byte changed in a good header, and the error it gives. */
+	static const struct {
+		int offset;
+		u8 value;
+		int ret;
+	} bad[] = {
+		{ 0, 0x01, -EINVAL },		/* unknown version */
+		{ 1, 0x00, -EAFNOSUPPORT },	/* IP versions but 4 and 6 */
+		{ 1, 0x50, -EAFNOSUPPORT },
+		{ 1, 0x04, -EAFNOSUPPORT },	/* 4 in the wrong nibble */
+		{ 1, 0xf0, -EAFNOSUPPORT },
+	};
+	struct sockaddr_storage local, remote, untouched;
+	size_t len;
+	u8 *pdata;
+	int i, ret;
+
+	memset(&local, 0x5a, sizeof(local));
+	memset(&untouched, 0x5a, sizeof(untouched));
+
+	KUNIT_EXPECT_EQ(test, cma_hdr_decode(NULL, CMA_HDR_SIZE, 0, &local,
+					     &remote), -EINVAL);
+
+	/* Every short length fails before reading; KASAN checks it. */
+	for (len = 0; len < CMA_HDR_SIZE; len++) {
+		pdata = kmalloc(len, GFP_KERNEL);
+		if (len) {
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdata);
+			memcpy(pdata, cma_test_hdr_v4, len);
+		}
+		ret = cma_hdr_decode(pdata, len, 0, &local, &remote);
+		kfree(pdata);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "length %zu", len);
+	}
+
+	pdata = kunit_kmalloc(test, CMA_HDR_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdata);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(pdata, cma_test_hdr_v4, CMA_HDR_SIZE);
+		pdata[bad[i].offset] = bad[i].value;
+		KUNIT_EXPECT_EQ_MSG(test, cma_hdr_decode(pdata, CMA_HDR_SIZE, 0,
+							 &local, &remote),
+				    bad[i].ret, "byte %d = %#x", bad[i].offset,
+				    bad[i].value);
+	}
+
+	/* Nothing was written by the failures. */
+	KUNIT_EXPECT_EQ(test, memcmp(&local, &untouched, sizeof(local)), 0);
+}
+
+static void cma_hdr_service_id_test(struct kunit *test)
+{
+	struct rdma_cm_id *id = cma_test_id(test);
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(20049),
+	};
+
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(cma_service_id(RDMA_PS_TCP, 20049)),
+			RDMA_IB_IP_PS_TCP | 20049);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(cma_service_id(RDMA_PS_IB, 0)),
+			RDMA_IB_IP_PS_IB);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(cma_service_id(RDMA_PS_IPOIB, 1)),
+			0x20001ULL);
+
+	KUNIT_EXPECT_EQ(test,
+			cma_service_id_ps(cpu_to_be64(RDMA_IB_IP_PS_UDP | 9)),
+			RDMA_PS_UDP);
+	KUNIT_EXPECT_EQ(test, cma_service_id_ps(cpu_to_be64(RDMA_IB_IP_PS_IB)),
+			RDMA_PS_IB);
+	KUNIT_EXPECT_EQ(test, cma_service_id_ps(cpu_to_be64(0x1234ULL << 32)),
+			0);
+	KUNIT_EXPECT_EQ(test,
+			cma_service_id_port(cpu_to_be64(RDMA_IB_IP_PS_TCP |
+							0xfedc)), 0xfedc);
+
+	/* The export computes the same. */
+	id->ps = RDMA_PS_TCP;
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(id,
+							(struct sockaddr *)&sin)),
+			be64_to_cpu(cma_service_id(RDMA_PS_TCP, 20049)));
+}
+
+static struct kunit_case cma_hdr_cases[] = {
+	KUNIT_CASE(cma_hdr_encode_v4_test),
+	KUNIT_CASE(cma_hdr_encode_errors_test),
+	KUNIT_CASE(cma_hdr_decode_v4_test),
+	KUNIT_CASE(cma_hdr_v6_round_trip_test),
+	KUNIT_CASE(cma_hdr_malformed_test),
+	KUNIT_CASE(cma_hdr_service_id_test),
+	{}
+};
+
+static struct kunit_suite cma_hdr_suite = {
+	.name = "rdma_cm_hdr",
+	.test_cases = cma_hdr_cases,
+};
+
+/* --- options ------------------------------------------------------------ */
+
+static void cma_opt_reuseaddr_test(struct kunit *test)
+{
+	int state;
+
+	for (state = 0; state < RDMA_CM_NR_STATES; state++) {
+		/* Set in every state but LISTEN; cleared only in IDLE. */
+		KUNIT_EXPECT_EQ_MSG(test, cma_opt_check_reuseaddr(state, 1),
+				    state == RDMA_CM_LISTEN ? -EINVAL : 0,
+				    "%s", cma_state_name(state));
+		KUNIT_EXPECT_EQ_MSG(test, cma_opt_check_reuseaddr(state, 0),
+				    state == RDMA_CM_IDLE ? 0 : -EINVAL,
+				    "%s", cma_state_name(state));
+	}
+}
+
+static void cma_opt_afonly_test(struct kunit *test)
+{
+	int state;
+
+	for (state = 0; state < RDMA_CM_NR_STATES; state++)
+		KUNIT_EXPECT_EQ_MSG(test, cma_opt_check_afonly(state),
+				    state == RDMA_CM_IDLE ||
+				    state == RDMA_CM_ADDR_BOUND ? 0 : -EINVAL,
+				    "%s", cma_state_name(state));
+}
+
+static void cma_opt_qp_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, cma_opt_check_ack_timeout(IB_QPT_RC), 0);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_ack_timeout(IB_QPT_XRC_INI), 0);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_ack_timeout(IB_QPT_XRC_TGT),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_ack_timeout(IB_QPT_UD), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, cma_opt_check_min_rnr_timer(IB_QPT_RC, 0x1f), 0);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_min_rnr_timer(IB_QPT_XRC_TGT, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_min_rnr_timer(IB_QPT_RC, 0x20),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_min_rnr_timer(IB_QPT_XRC_INI, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_opt_check_min_rnr_timer(IB_QPT_UD, 1),
+			-EINVAL);
+}
+
+static struct kunit_case cma_opt_cases[] = {
+	KUNIT_CASE(cma_opt_reuseaddr_test),
+	KUNIT_CASE(cma_opt_afonly_test),
+	KUNIT_CASE(cma_opt_qp_test),
+	{}
+};
+
+static struct kunit_suite cma_opt_suite = {
+	.name = "rdma_cm_options",
+	.test_cases = cma_opt_cases,
+};
+
+kunit_test_suites(&cma_helper_suite, &cma_state_suite, &cma_ps_suite,
+		  &cma_hdr_suite, &cma_opt_suite);
 
 MODULE_AUTHOR("rdma_cm project");
 MODULE_DESCRIPTION("KUnit tests for rdma_cm");

@@ -24,9 +24,13 @@ static int __init cma_init(void)
 {
 	int ret;
 
-	ret = ib_register_client(&cma_client);
+	ret = cma_ps_init();
 	if (ret)
 		return ret;
+
+	ret = ib_register_client(&cma_client);
+	if (ret)
+		goto err_ps;
 
 	ret = cma_configfs_init();
 	if (ret)
@@ -36,6 +40,8 @@ static int __init cma_init(void)
 
 err_unregister:
 	ib_unregister_client(&cma_client);
+err_ps:
+	cma_ps_exit();
 	return ret;
 }
 
@@ -43,6 +49,7 @@ static void __exit cma_cleanup(void)
 {
 	cma_configfs_exit();
 	ib_unregister_client(&cma_client);
+	cma_ps_exit();
 }
 
 module_init(cma_init);

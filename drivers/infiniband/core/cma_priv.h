@@ -1,11 +1,386 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Declarations shared between the rdma_cm translation units.
+ * RDMA connection manager: what the files of rdma_cm.ko share.
+ *
+ * Documentation/infiniband/rdma_cm.rst describes the id states, the
+ * transport switch, the port spaces, the locking and the event ordering.
  */
 #ifndef _CMA_PRIV_H
 #define _CMA_PRIV_H
 
+#include <linux/align.h>
+#include <linux/build_bug.h>
+#include <linux/completion.h>
+#include <linux/container_of.h>
+#include <linux/in6.h>
 #include <linux/init.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/restrack.h>
+
+struct cma_device;
+struct cma_transport_ops;
+struct ib_cm_id;
+struct ib_sa_query;
+struct iw_cm_id;
+struct net;
+
+/*
+ * The states of an id.  The numbering is ABI: ib_core's nldev reports
+ * the state of every tracked id as a u8 (RDMA_NLDEV_ATTR_RES_STATE) and
+ * iproute2's "rdma resource show cm_id" prints names by these values.
+ */
+enum rdma_cm_state {
+	RDMA_CM_IDLE		= 0,
+	RDMA_CM_ADDR_QUERY	= 1,
+	RDMA_CM_ADDR_RESOLVED	= 2,
+	RDMA_CM_ROUTE_QUERY	= 3,
+	RDMA_CM_ROUTE_RESOLVED	= 4,
+	RDMA_CM_CONNECT		= 5,
+	RDMA_CM_DISCONNECT	= 6,
+	RDMA_CM_ADDR_BOUND	= 7,
+	RDMA_CM_LISTEN		= 8,
+	RDMA_CM_DEVICE_REMOVAL	= 9,
+	RDMA_CM_DESTROYING	= 10,
+	RDMA_CM_NR_STATES
+};
+
+/*
+ * The private id.  ib_core reads some of it straight from memory for the
+ * RDMA_RESTRACK_CM_ID entries rdma_cm adds: restrack.c goes from @res to
+ * id.device, nldev.c from @res to id.port_num, id.ps, id.qp_type,
+ * id.route.addr.{src,dst}_addr, @qp_num and @state.  Those readers were
+ * compiled against Linux 6.1's layout, which is pinned below; the fields
+ * between the pinned ones are ours, grouped so that the pins hold.
+ *
+ * Locking (see also rdma_cm.rst):
+ *  @lock (spinlock, IRQ-safe) protects @state, @reuseaddr, @afonly,
+ *  @afonly_set and @xprt.  A change of @state into or out of
+ *  RDMA_CM_CONNECT also needs @handler_mutex, so that an event handler
+ *  holding @handler_mutex sees a stable CONNECT state.
+ *  @handler_mutex serialises event delivery and the calls that drive the
+ *  transport (connect, accept, reject, disconnect, listen).
+ *  @qp_mutex protects id.qp and the QP attribute overrides (@tos,
+ *  @timeout, @min_rnr_timer and their *_set bits).
+ *  The port space lock of the id's network namespace protects @bind_list
+ *  and @bind_node.
+ *  Order: @handler_mutex, then the port space lock, then @lock.
+ */
+struct rdma_id_private {
+	/* Public part; at offset 0, restrack and nldev read id.device. */
+	struct rdma_cm_id	id;
+
+	/* 100 bytes of fixed-size fields up to @state. */
+	const struct cma_transport_ops *xprt;	/* set once, at bind */
+	struct cma_bind_list	*bind_list;	/* port held, or NULL */
+	struct hlist_node	bind_node;	/* on bind_list->owners */
+	struct list_head	device_item;	/* on cma_dev's or listen-any */
+	union {
+		/* wildcard listener: its per-device listeners */
+		struct list_head listen_list;
+		/* per-device listener: on its parent's listen_list */
+		struct list_head listen_item;
+	};
+	struct list_head	mc_list;	/* multicast groups joined */
+	struct cma_device	*cma_dev;	/* device bound to, or NULL */
+	u32			qkey;		/* UD ids */
+	u32			seq_num;	/* IB SIDR request sequence */
+	u8			internal_id;	/* a per-device listener */
+	u8			reuseaddr;
+	u8			afonly;
+	u8			afonly_set;	/* afonly chosen by the user */
+
+	enum rdma_cm_state	state;		/* pinned: nldev */
+	spinlock_t		lock;		/* see above */
+	struct mutex		qp_mutex;	/* id.qp, QP overrides */
+	struct completion	comp;		/* last reference dropped */
+	refcount_t		refcount;
+	struct mutex		handler_mutex;	/* events, transport calls */
+
+	/* 40 bytes of fixed-size fields up to @qp_num. */
+	union {
+		struct ib_cm_id	*ib;
+		struct iw_cm_id	*iw;
+	} cm_id;				/* the transport's id */
+	struct ib_sa_query	*query;		/* route or join query */
+	int			query_id;
+	int			backlog;
+	int			timeout_ms;
+	enum rdma_ucm_port_space bound_ps;	/* port space of @bind_list */
+	u8			used_resolve_ip;
+	enum ib_gid_type	gid_type;	/* RoCE GID type of the id */
+
+	u32			qp_num;		/* pinned: nldev */
+
+	/* 13 to 20 bytes of fixed-size fields up to @res. */
+	struct rdma_ucm_ece	ece;
+	u8			srq;		/* the QP has an SRQ */
+	u8			tos;
+	u8			timeout;
+	u8			min_rnr_timer;
+	u8			tos_set:1;
+	u8			timeout_set:1;
+	u8			min_rnr_timer_set:1;
+
+	struct rdma_restrack_entry res;		/* pinned: restrack, nldev */
+};
+
+/*
+ * Where Linux 6.1's struct rdma_id_private has @state, @qp_num and @res.
+ * Lock sizes depend on the kernel configuration (lockdep and spinlock
+ * debugging grow them, and with them struct rdma_cm_id, whose net_work
+ * holds a lockdep map), and ib_core of the same kernel was compiled
+ * with the same sizes, so the offsets are computed the way that layout
+ * accumulates them rather than written as numbers:
+ *  - @state follows id and 100 bytes of pointers, lists and an int;
+ *  - then a spinlock, a mutex, a completion, a refcount and a mutex;
+ *  - then 40 bytes (two ints, a pointer, an int and padding, a pointer,
+ *    two u32s) up to @qp_num, always 8-byte aligned after a mutex;
+ *  - then 20 bytes and padding up to @res, which is 8-byte aligned.
+ * With Debian's production configuration they are 604, 760 and 784.
+ */
+#define CMA_STOCK_STATE_OFFSET	(sizeof(struct rdma_cm_id) + 100)
+#define CMA_STOCK_LOCK_OFFSET						\
+	ALIGN(CMA_STOCK_STATE_OFFSET + sizeof(enum rdma_cm_state),	\
+	      __alignof__(spinlock_t))
+#define CMA_STOCK_QP_MUTEX_OFFSET					\
+	ALIGN(CMA_STOCK_LOCK_OFFSET + sizeof(spinlock_t),		\
+	      __alignof__(struct mutex))
+#define CMA_STOCK_COMP_OFFSET						\
+	ALIGN(CMA_STOCK_QP_MUTEX_OFFSET + sizeof(struct mutex),		\
+	      __alignof__(struct completion))
+#define CMA_STOCK_HANDLER_MUTEX_OFFSET					\
+	ALIGN(CMA_STOCK_COMP_OFFSET + sizeof(struct completion) +	\
+	      sizeof(refcount_t), __alignof__(struct mutex))
+#define CMA_STOCK_QP_NUM_OFFSET						\
+	(CMA_STOCK_HANDLER_MUTEX_OFFSET + sizeof(struct mutex) + 40)
+#define CMA_STOCK_RES_OFFSET	(CMA_STOCK_QP_NUM_OFFSET + 24)
+
+static_assert(offsetof(struct rdma_id_private, id) == 0);
+static_assert(offsetof(struct rdma_id_private, state) ==
+	      CMA_STOCK_STATE_OFFSET);
+static_assert(sizeof(((struct rdma_id_private *)0)->state) == 4);
+static_assert(offsetof(struct rdma_id_private, qp_num) ==
+	      CMA_STOCK_QP_NUM_OFFSET);
+static_assert(offsetof(struct rdma_id_private, res) == CMA_STOCK_RES_OFFSET);
+static_assert(__alignof__(struct mutex) == 8 && sizeof(struct mutex) % 8 == 0);
+static_assert(__alignof__(struct rdma_restrack_entry) == 8);
+
+/* The numbers of Debian's production kernel, where locks have no debug. */
+#define CMA_STOCK_LAYOUT_PRODUCTION					\
+	(sizeof(struct rdma_cm_id) == 504 && sizeof(spinlock_t) == 4 &&	\
+	 sizeof(struct mutex) == 32 && sizeof(struct completion) == 32)
+static_assert(!CMA_STOCK_LAYOUT_PRODUCTION ||
+	      (CMA_STOCK_STATE_OFFSET == 604 &&
+	       CMA_STOCK_QP_NUM_OFFSET == 760 && CMA_STOCK_RES_OFFSET == 784));
+
+/* The public id inside the private one, and back. */
+static inline struct rdma_id_private *cma_id_priv(struct rdma_cm_id *id)
+{
+	return container_of(id, struct rdma_id_private, id);
+}
+
+static inline struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv)
+{
+	return (struct sockaddr *)&id_priv->id.route.addr.src_addr;
+}
+
+static inline struct sockaddr *cma_dst_addr(struct rdma_id_private *id_priv)
+{
+	return (struct sockaddr *)&id_priv->id.route.addr.dst_addr;
+}
+
+static inline struct net *cma_id_net(struct rdma_id_private *id_priv)
+{
+	return id_priv->id.route.addr.dev_addr.net;
+}
+
+/*
+ * The transport switch.
+ *
+ * Each transport (ib_cm for IB and RoCE ports, iw_cm for iWARP ports)
+ * supplies one const table.  An id picks its table once, when it gets a
+ * device port (bind to a specific address, address resolution, a
+ * per-device listener, or a passive id inheriting its listener's), and
+ * keeps it until it is destroyed: no operation tests the node type or
+ * the port capabilities again.  A wildcard listener spans devices and
+ * has none; its per-device listeners have one each.
+ */
+
+/**
+ * struct cma_transport_ops - What the rdma_cm core asks of a transport.
+ * @name: short name for messages ("ib_cm", "iw_cm").
+ * @bind: the id has just been attached to a port of this transport;
+ *	set up what the transport keeps per id, no wire traffic.
+ * @resolve_route: start route resolution (IB: SA PathRecord query;
+ *	RoCE: a local path record; iWARP: nothing to resolve).  The result
+ *	arrives as ROUTE_RESOLVED or ROUTE_ERROR, from the core's work.
+ * @listen: create the transport's listener for the id's service on its
+ *	device (IB: an ib_cm listen on the service id; iWARP: iw_cm_listen
+ *	with @backlog).
+ * @connect: send the connection request (IB: REQ, or SIDR REQ for UD;
+ *	iWARP: iw_cm_connect) with the private data of @param.
+ * @accept: answer a CONNECT_REQUEST (IB: REP or SIDR REP; iWARP:
+ *	iw_cm_accept).  On an active IB id a NULL @param sends the RTU.
+ * @reject: refuse a CONNECT_REQUEST with @reason (IB: REJ or SIDR REP
+ *	with a reject status; iWARP: iw_cm_reject, no reason on the wire).
+ * @disconnect: IB: QP to ERR, then DREQ (or DREP to a received DREQ);
+ *	iWARP: graceful iw_cm_disconnect.
+ * @notify: a QP async event the transport wants (IB: ib_cm_notify of
+ *	COMM_EST); NULL for transports that do not (returns 0).
+ * @init_qp_attr: the QP attributes of a connected QP for the transition
+ *	to @qp_attr->qp_state.
+ * @destroy: release the transport's id.  Called once, from destroy,
+ *	after the state became DESTROYING and without @handler_mutex; on
+ *	return no transport callback runs or will run for the id.
+ * @req_pdata_max: private data bytes the connection request can carry,
+ *	before the core's IP header (IB: 92; iWARP: MPA's limit).
+ *
+ * Context: all but @destroy run in process context with the id's
+ * @handler_mutex held, after the core checked and changed the state;
+ * they may sleep.  A negative return makes the core undo its state
+ * change and report the error to the caller; no event is delivered for
+ * a failed call.  Events from the transport reach the core through the
+ * transport's own callbacks, which take @handler_mutex and re-check the
+ * state before delivering anything.
+ */
+struct cma_transport_ops {
+	const char *name;
+	int (*bind)(struct rdma_id_private *id_priv);
+	int (*resolve_route)(struct rdma_id_private *id_priv,
+			     unsigned long timeout_ms);
+	int (*listen)(struct rdma_id_private *id_priv, int backlog);
+	int (*connect)(struct rdma_id_private *id_priv,
+		       struct rdma_conn_param *param);
+	int (*accept)(struct rdma_id_private *id_priv,
+		      struct rdma_conn_param *param);
+	int (*reject)(struct rdma_id_private *id_priv, const void *pdata,
+		      u8 pdata_len, u8 reason);
+	int (*disconnect)(struct rdma_id_private *id_priv);
+	int (*notify)(struct rdma_id_private *id_priv,
+		      enum ib_event_type event);
+	int (*init_qp_attr)(struct rdma_id_private *id_priv,
+			    struct ib_qp_attr *qp_attr, int *qp_attr_mask);
+	void (*destroy)(struct rdma_id_private *id_priv);
+	u8 req_pdata_max;
+};
+
+/* cma_state.c: the id state machine. */
+bool cma_state_legal(enum rdma_cm_state from, enum rdma_cm_state to);
+const char *cma_state_name(enum rdma_cm_state state);
+void cma_state_init(struct rdma_id_private *id_priv,
+		    enum rdma_cm_state state);
+int cma_comp_exch(struct rdma_id_private *id_priv, enum rdma_cm_state from,
+		  enum rdma_cm_state to);
+enum rdma_cm_state cma_exch(struct rdma_id_private *id_priv,
+			    enum rdma_cm_state to);
+int cma_set_transport(struct rdma_id_private *id_priv,
+		      const struct cma_transport_ops *xprt);
+
+/* cma_addr.c: socket address helpers. */
+bool cma_zero_addr(const struct sockaddr *addr);
+bool cma_loopback_addr(const struct sockaddr *addr);
+bool cma_any_addr(const struct sockaddr *addr);
+bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+u16 cma_addr_port(const struct sockaddr *addr);
+void cma_addr_set_port(struct sockaddr *addr, u16 port);
+
+/* cma_hdr.c: the IP private-data header and IB service ids. */
+
+/*
+ * The header an IP-addressed IB or RoCE REQ and SIDR REQ carry at the
+ * head of their private data, as stock rdma_cm peers send and expect it.
+ * @src_addr and @port are the requester's, @dst_addr the address it
+ * connects to; IPv4 addresses are in the last 4 bytes of 16.
+ */
+union cma_ip_addr {
+	struct in6_addr	ip6;
+	struct {
+		__be32	pad[3];
+		__be32	addr;
+	} ip4;
+};
+
+struct cma_hdr {
+	u8			cma_version;	/* CMA_VERSION */
+	u8			ip_version;	/* bits 7:4: 4 or 6 */
+	__be16			port;
+	union cma_ip_addr	src_addr;
+	union cma_ip_addr	dst_addr;
+};
+
+#define CMA_VERSION	0x00
+#define CMA_HDR_SIZE	36
+static_assert(sizeof(struct cma_hdr) == CMA_HDR_SIZE);
+static_assert(offsetof(struct cma_hdr, src_addr) == 4);
+static_assert(offsetof(struct cma_hdr, dst_addr) == 20);
+
+int cma_hdr_encode(void *buf, size_t len, const struct sockaddr *src,
+		   const struct sockaddr *dst);
+int cma_hdr_decode(const void *pdata, size_t len, __be64 service_id,
+		   struct sockaddr_storage *local,
+		   struct sockaddr_storage *remote);
+__be64 cma_service_id(enum rdma_ucm_port_space ps, u16 port);
+enum rdma_ucm_port_space cma_service_id_ps(__be64 service_id);
+u16 cma_service_id_port(__be64 service_id);
+
+/* cma_ps.c: port spaces, one set per network namespace. */
+
+/* The ids holding one port of one port space. */
+struct cma_bind_list {
+	struct hlist_head	owners;		/* rdma_id_private.bind_node */
+	enum rdma_ucm_port_space ps;
+	u16			port;
+};
+
+#define CMA_PS_COUNT	4	/* TCP, UDP, IPOIB, IB */
+
+struct cma_ps_table {
+	struct mutex		lock;		/* the four xarrays, bind lists */
+	struct xarray		ports[CMA_PS_COUNT];	/* port -> bind list */
+	struct net		*net;
+	u16			last_port;	/* last ephemeral port */
+};
+
+/* A bound address as the conflict rules see it. */
+struct cma_port_claim {
+	const struct sockaddr	*src;	/* bound address */
+	const struct sockaddr	*dst;	/* destination, for auto-bind */
+	bool			reuseaddr;
+	bool			afonly;
+};
+
+int cma_port_check_bind(const struct cma_port_claim *want,
+			const struct cma_port_claim *cur);
+int cma_port_check_unique(const struct cma_port_claim *want,
+			  const struct cma_port_claim *cur);
+bool cma_port_privileged(struct net *net, u16 port);
+enum rdma_ucm_port_space cma_ps_select(struct rdma_id_private *id_priv);
+void cma_ps_table_init(struct cma_ps_table *table, struct net *net);
+void cma_ps_table_destroy(struct cma_ps_table *table);
+struct cma_ps_table *cma_ps_table(struct net *net);
+int cma_ps_get_port(struct cma_ps_table *table,
+		    enum rdma_ucm_port_space ps,
+		    struct rdma_id_private *id_priv);
+int cma_ps_listen_check(struct cma_ps_table *table,
+			struct rdma_id_private *id_priv);
+void cma_ps_put_port(struct cma_ps_table *table,
+		     struct rdma_id_private *id_priv);
+int __init cma_ps_init(void);
+void cma_ps_exit(void);
+
+/* cma_opt.c: which options an id accepts, and when. */
+int cma_opt_check_reuseaddr(enum rdma_cm_state state, int reuse);
+int cma_opt_check_afonly(enum rdma_cm_state state);
+int cma_opt_check_ack_timeout(enum ib_qp_type qp_type);
+int cma_opt_check_min_rnr_timer(enum ib_qp_type qp_type, u8 min_rnr_timer);
 
 #if IS_ENABLED(CONFIG_INFINIBAND_ADDR_TRANS_CONFIGFS)
 int __init cma_configfs_init(void);

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Which id options may be set, with which values, in which state.
+ *
+ * The setters (rdma_set_reuseaddr() and friends) call these with the
+ * lock that protects the option held, so that the check and the store
+ * are one step.  The rules are stock rdma_cm's, which user space
+ * (librdmacm's rdma_set_option()) relies on.
+ */
+#include <linux/errno.h>
+
+#include "cma_priv.h"
+
+/**
+ * cma_opt_check_reuseaddr - Whether reuseaddr may be set now.
+ * @state: the id's state
+ * @reuse: the new value
+ *
+ * Turning it on is allowed in every state but LISTEN (a listener's port
+ * is its own), turning it off only before the id is bound.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int cma_opt_check_reuseaddr(enum rdma_cm_state state, int reuse)
+{
+	if (state == RDMA_CM_IDLE || (reuse && state != RDMA_CM_LISTEN))
+		return 0;
+	return -EINVAL;
+}
+
+/**
+ * cma_opt_check_afonly - Whether afonly may be set now.
+ * @state: the id's state
+ *
+ * Only before the id listens or resolves: in IDLE or ADDR_BOUND.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int cma_opt_check_afonly(enum rdma_cm_state state)
+{
+	if (state == RDMA_CM_IDLE || state == RDMA_CM_ADDR_BOUND)
+		return 0;
+	return -EINVAL;
+}
+
+/**
+ * cma_opt_check_ack_timeout - Whether the QP ACK timeout may be set.
+ * @qp_type: the id's QP type
+ *
+ * Only requester QPs time out waiting for ACKs: RC and XRC initiator.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int cma_opt_check_ack_timeout(enum ib_qp_type qp_type)
+{
+	if (qp_type == IB_QPT_RC || qp_type == IB_QPT_XRC_INI)
+		return 0;
+	return -EINVAL;
+}
+
+/**
+ * cma_opt_check_min_rnr_timer - Whether the minimum RNR NAK timer may be
+ * set to a value.
+ * @qp_type: the id's QP type
+ * @min_rnr_timer: the IB encoding of the timer, 5 bits
+ *
+ * Only responder QPs send RNR NAKs: RC and XRC target.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int cma_opt_check_min_rnr_timer(enum ib_qp_type qp_type, u8 min_rnr_timer)
+{
+	if (min_rnr_timer > 0x1f)
+		return -EINVAL;
+	if (qp_type == IB_QPT_RC || qp_type == IB_QPT_XRC_TGT)
+		return 0;
+	return -EINVAL;
+}

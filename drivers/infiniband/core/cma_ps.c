@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Port spaces: the TCP, UDP, IPOIB and IB port numbers ids bind to, one
+ * set per network namespace.
+ *
+ * Each port space is an xarray from port number to the bind list of the
+ * ids holding that port.  Several ids share a port when the conflict
+ * rules allow it (reuseaddr, afonly, distinct addresses, or a distinct
+ * four-tuple for an automatically bound active id).  All port spaces of
+ * a namespace share one mutex; nothing on the connect or accept path
+ * takes it.
+ */
+#include <linux/bug.h>
+#include <linux/capability.h>
+#include <linux/errno.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <net/ip.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <rdma/ib.h>
+
+#include "cma_priv.h"
+
+static unsigned int cma_ps_net_id;
+
+/* The slot of a port space in cma_ps_table.ports, or -1. */
+static int cma_ps_index(enum rdma_ucm_port_space ps)
+{
+	switch (ps) {
+	case RDMA_PS_TCP:
+		return 0;
+	case RDMA_PS_UDP:
+		return 1;
+	case RDMA_PS_IPOIB:
+		return 2;
+	case RDMA_PS_IB:
+		return 3;
+	default:
+		return -1;
+	}
+}
+
+static struct xarray *cma_ps_xa(struct cma_ps_table *table,
+				enum rdma_ucm_port_space ps)
+{
+	int i = cma_ps_index(ps);
+
+	return i < 0 ? NULL : &table->ports[i];
+}
+
+/**
+ * cma_port_check_bind - Whether an id may bind a port another id holds.
+ * @want: the id binding (to a given port, or listening on its port)
+ * @cur: an id already holding the port
+ *
+ * The rules stock rdma_cm applies: two ids that both set reuseaddr share
+ * freely; two afonly ids of different families do not meet; otherwise a
+ * wildcard (or loopback) address on either side overlaps everything,
+ * and equal addresses collide.
+ *
+ * Return: 0 if they can share the port; -EADDRNOTAVAIL if a wildcard
+ * overlaps; -EADDRINUSE if the addresses are equal.
+ */
+int cma_port_check_bind(const struct cma_port_claim *want,
+			const struct cma_port_claim *cur)
+{
+	if (want->reuseaddr && cur->reuseaddr)
+		return 0;
+	if (want->afonly && cur->afonly &&
+	    want->src->sa_family != cur->src->sa_family)
+		return 0;
+	if (cma_any_addr(want->src) || cma_any_addr(cur->src))
+		return -EADDRNOTAVAIL;
+	if (cma_addr_equal(want->src, cur->src))
+		return -EADDRINUSE;
+	return 0;
+}
+
+/**
+ * cma_port_check_unique - Whether an automatically bound id may share a
+ * port another id holds.
+ * @want: the id being given a port
+ * @cur: an id already holding the port
+ *
+ * The two must differ in the destination port, the source address or
+ * the destination address, where both sides specify it.
+ *
+ * Return: 0 if their four-tuples differ; -EADDRNOTAVAIL otherwise.
+ */
+int cma_port_check_unique(const struct cma_port_claim *want,
+			  const struct cma_port_claim *cur)
+{
+	u16 dport = cma_addr_port(want->dst);
+	u16 cur_dport = cma_addr_port(cur->dst);
+
+	if (dport && cur_dport && dport != cur_dport)
+		return 0;
+	if (!cma_any_addr(want->src) && !cma_any_addr(cur->src) &&
+	    !cma_addr_equal(want->src, cur->src))
+		return 0;
+	if (!cma_any_addr(want->dst) && !cma_any_addr(cur->dst) &&
+	    !cma_addr_equal(want->dst, cur->dst))
+		return 0;
+	return -EADDRNOTAVAIL;
+}
+
+/**
+ * cma_port_privileged - Whether binding a port needs CAP_NET_BIND_SERVICE.
+ * @net: the namespace of the id
+ * @port: the port
+ *
+ * As for sockets: ports below the namespace's
+ * net.ipv4.ip_unprivileged_port_start (PROT_SOCK, 1024, by default).
+ *
+ * Return: true for a privileged port.
+ */
+bool cma_port_privileged(struct net *net, u16 port)
+{
+	return inet_port_requires_bind_service(net, port);
+}
+
+static void cma_claim_of(struct rdma_id_private *id_priv,
+			 struct cma_port_claim *claim)
+{
+	claim->src = cma_src_addr(id_priv);
+	claim->dst = cma_dst_addr(id_priv);
+	claim->reuseaddr = READ_ONCE(id_priv->reuseaddr);
+	claim->afonly = READ_ONCE(id_priv->afonly);
+}
+
+/* Check @id_priv against every other holder of @bl. */
+static int cma_ps_check_owners(struct cma_bind_list *bl,
+			       struct rdma_id_private *id_priv, bool reuseaddr,
+			       bool auto_bind)
+{
+	struct cma_port_claim want, cur;
+	struct rdma_id_private *owner;
+	int ret;
+
+	cma_claim_of(id_priv, &want);
+	want.reuseaddr = reuseaddr;
+	hlist_for_each_entry(owner, &bl->owners, bind_node) {
+		if (owner == id_priv)
+			continue;
+		cma_claim_of(owner, &cur);
+		if (auto_bind)
+			ret = cma_port_check_unique(&want, &cur);
+		else
+			ret = cma_port_check_bind(&want, &cur);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void cma_ps_join(struct cma_bind_list *bl,
+			struct rdma_id_private *id_priv)
+{
+	cma_addr_set_port(cma_src_addr(id_priv), bl->port);
+	hlist_add_head(&id_priv->bind_node, &bl->owners);
+	id_priv->bind_list = bl;
+	id_priv->bound_ps = bl->ps;
+}
+
+/* Take a port nobody holds. */
+static int cma_ps_new_port(struct xarray *xa, enum rdma_ucm_port_space ps,
+			   u16 port, struct rdma_id_private *id_priv)
+{
+	struct cma_bind_list *bl;
+	int ret;
+
+	bl = kzalloc(sizeof(*bl), GFP_KERNEL);
+	if (!bl)
+		return -ENOMEM;
+	bl->ps = ps;
+	bl->port = port;
+	INIT_HLIST_HEAD(&bl->owners);
+
+	ret = xa_insert(xa, port, bl, GFP_KERNEL);
+	if (ret) {
+		kfree(bl);
+		return ret == -EBUSY ? -EADDRINUSE : ret;
+	}
+	cma_ps_join(bl, id_priv);
+	return 0;
+}
+
+/* Take @port, alone or next to its holders. */
+static int cma_ps_take(struct xarray *xa, enum rdma_ucm_port_space ps,
+		       u16 port, struct rdma_id_private *id_priv,
+		       bool auto_bind)
+{
+	struct cma_bind_list *bl = xa_load(xa, port);
+	int ret;
+
+	if (!bl)
+		return cma_ps_new_port(xa, ps, port, id_priv);
+
+	ret = cma_ps_check_owners(bl, id_priv, READ_ONCE(id_priv->reuseaddr),
+				  auto_bind);
+	if (!ret)
+		cma_ps_join(bl, id_priv);
+	return ret;
+}
+
+/*
+ * An ephemeral port from the namespace's ip_local_port_range, starting
+ * at a random one and skipping the reserved ports.  The port handed out
+ * last is tried only when no other is free, so that a port is not
+ * reused right after its previous owner released it.
+ */
+static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
+			   enum rdma_ucm_port_space ps,
+			   struct rdma_id_private *id_priv)
+{
+	int low, high, port, remaining, ret;
+	bool try_last = false;
+
+	inet_get_local_port_range(table->net, &low, &high);
+	if (low < 1 || high > U16_MAX || low > high)
+		return -EADDRNOTAVAIL;
+
+	remaining = high - low + 1;
+	port = low + (int)get_random_u32_below(remaining);
+	for (; remaining; remaining--, port = port < high ? port + 1 : low) {
+		if (inet_is_local_reserved_port(table->net, port))
+			continue;
+		if (port == table->last_port) {
+			try_last = true;
+			continue;
+		}
+		ret = cma_ps_take(xa, ps, port, id_priv, true);
+		if (ret == -EADDRNOTAVAIL)
+			continue;
+		if (!ret)
+			table->last_port = port;
+		return ret;
+	}
+	if (try_last)
+		return cma_ps_take(xa, ps, table->last_port, id_priv, true);
+	return -EADDRNOTAVAIL;
+}
+
+/**
+ * cma_ps_get_port - Give an id a port of a port space.
+ * @table: the port spaces of the id's namespace
+ * @ps: the port space (see cma_ps_select())
+ * @id_priv: the id; its source address holds the port asked for, or 0
+ *	for an ephemeral one
+ *
+ * On success the id is on the port's bind list and its source address
+ * holds the port.
+ *
+ * Return: 0; -EACCES for a privileged port without CAP_NET_BIND_SERVICE
+ * in the namespace; -EADDRINUSE or -EADDRNOTAVAIL on a conflict (see
+ * cma_port_check_bind()) or when no ephemeral port is free;
+ * -EPROTONOSUPPORT for an unknown port space; -ENOMEM.
+ */
+int cma_ps_get_port(struct cma_ps_table *table, enum rdma_ucm_port_space ps,
+		    struct rdma_id_private *id_priv)
+{
+	struct xarray *xa = cma_ps_xa(table, ps);
+	u16 port = cma_addr_port(cma_src_addr(id_priv));
+	int ret;
+
+	if (!xa)
+		return -EPROTONOSUPPORT;
+	if (WARN_ON_ONCE(id_priv->bind_list))
+		return -EINVAL;
+	if (port && cma_port_privileged(table->net, port) &&
+	    !ns_capable(table->net->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
+	mutex_lock(&table->lock);
+	if (port)
+		ret = cma_ps_take(xa, ps, port, id_priv, false);
+	else
+		ret = cma_ps_take_any(table, xa, ps, id_priv);
+	mutex_unlock(&table->lock);
+	return ret;
+}
+
+/**
+ * cma_ps_listen_check - Make a bound id's port its own before it listens.
+ * @table: the port spaces of the id's namespace
+ * @id_priv: the id, holding a port
+ *
+ * A listener may not share its port under reuseaddr: the port must pass
+ * the bind rules again without it, and reuseaddr is then cleared.
+ *
+ * Return: 0, or the conflict as cma_port_check_bind() reports it.
+ */
+int cma_ps_listen_check(struct cma_ps_table *table,
+			struct rdma_id_private *id_priv)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (!READ_ONCE(id_priv->reuseaddr))
+		return 0;
+
+	mutex_lock(&table->lock);
+	if (id_priv->bind_list)
+		ret = cma_ps_check_owners(id_priv->bind_list, id_priv, false,
+					  false);
+	if (!ret) {
+		spin_lock_irqsave(&id_priv->lock, flags);
+		WRITE_ONCE(id_priv->reuseaddr, 0);
+		spin_unlock_irqrestore(&id_priv->lock, flags);
+	}
+	mutex_unlock(&table->lock);
+	return ret;
+}
+
+/**
+ * cma_ps_put_port - Release the port an id holds.
+ * @table: the port spaces of the id's namespace
+ * @id_priv: the id; nothing happens if it holds no port
+ */
+void cma_ps_put_port(struct cma_ps_table *table,
+		     struct rdma_id_private *id_priv)
+{
+	struct cma_bind_list *bl;
+
+	mutex_lock(&table->lock);
+	bl = id_priv->bind_list;
+	if (bl) {
+		hlist_del(&id_priv->bind_node);
+		id_priv->bind_list = NULL;
+		if (hlist_empty(&bl->owners)) {
+			xa_erase(cma_ps_xa(table, bl->ps), bl->port);
+			kfree(bl);
+		}
+	}
+	mutex_unlock(&table->lock);
+}
+
+/**
+ * cma_ps_select - The port space an id's source address binds in.
+ * @id_priv: the id, with its source address set
+ *
+ * IP addresses bind in the id's own port space.  An AF_IB address binds
+ * in the port space its service id (under its mask) falls in: an
+ * RDMA_PS_IB id may use the IB, TCP or UDP range, a TCP or UDP id only
+ * its own.  The service id is then rewritten as that range plus the
+ * port, and its mask widened to the whole range.
+ *
+ * Return: the port space, or 0 if the id cannot bind anywhere.
+ */
+enum rdma_ucm_port_space cma_ps_select(struct rdma_id_private *id_priv)
+{
+	static const struct {
+		enum rdma_ucm_port_space ps;
+		u64 sid_ps;
+	} ib_ranges[] = {
+		{ RDMA_PS_IB, RDMA_IB_IP_PS_IB },
+		{ RDMA_PS_TCP, RDMA_IB_IP_PS_TCP },
+		{ RDMA_PS_UDP, RDMA_IB_IP_PS_UDP },
+	};
+	struct sockaddr *src = cma_src_addr(id_priv);
+	enum rdma_ucm_port_space ps = id_priv->id.ps;
+	struct sockaddr_ib *sib;
+	u64 mask, sid;
+	u16 port;
+	int i;
+
+	if (src->sa_family != AF_IB)
+		return cma_ps_index(ps) < 0 ? 0 : ps;
+
+	sib = (struct sockaddr_ib *)src;
+	port = cma_addr_port(src);
+	mask = be64_to_cpu(sib->sib_sid_mask) & RDMA_IB_IP_PS_MASK;
+	sid = be64_to_cpu(sib->sib_sid) & mask;
+	for (i = 0; i < ARRAY_SIZE(ib_ranges); i++) {
+		if (ps != RDMA_PS_IB && ps != ib_ranges[i].ps)
+			continue;
+		if (sid != (ib_ranges[i].sid_ps & mask))
+			continue;
+		sib->sib_sid = cpu_to_be64(ib_ranges[i].sid_ps | port);
+		sib->sib_sid_mask = cpu_to_be64(RDMA_IB_IP_PS_MASK |
+						be64_to_cpu(sib->sib_sid_mask));
+		return ib_ranges[i].ps;
+	}
+	return 0;
+}
+
+/**
+ * cma_ps_table_init - Set up empty port spaces.
+ * @table: the table
+ * @net: the namespace whose port range, reserved ports and privileged
+ *	port limit apply; the table does not hold a reference on it
+ */
+void cma_ps_table_init(struct cma_ps_table *table, struct net *net)
+{
+	int i;
+
+	mutex_init(&table->lock);
+	for (i = 0; i < CMA_PS_COUNT; i++)
+		xa_init(&table->ports[i]);
+	table->net = net;
+	table->last_port = 0;
+}
+
+/**
+ * cma_ps_table_destroy - Tear down port spaces.
+ * @table: the table; every id must have released its port
+ */
+void cma_ps_table_destroy(struct cma_ps_table *table)
+{
+	int i;
+
+	for (i = 0; i < CMA_PS_COUNT; i++) {
+		WARN_ON_ONCE(!xa_empty(&table->ports[i]));
+		xa_destroy(&table->ports[i]);
+	}
+	mutex_destroy(&table->lock);
+}
+
+/**
+ * cma_ps_table - The port spaces of a network namespace.
+ * @net: the namespace
+ *
+ * Return: the table, valid while @net is.
+ */
+struct cma_ps_table *cma_ps_table(struct net *net)
+{
+	return net_generic(net, cma_ps_net_id);
+}
+
+static int __net_init cma_ps_net_init(struct net *net)
+{
+	cma_ps_table_init(cma_ps_table(net), net);
+	return 0;
+}
+
+static void __net_exit cma_ps_net_exit(struct net *net)
+{
+	cma_ps_table_destroy(cma_ps_table(net));
+}
+
+static struct pernet_operations cma_ps_net_ops = {
+	.init = cma_ps_net_init,
+	.exit = cma_ps_net_exit,
+	.id = &cma_ps_net_id,
+	.size = sizeof(struct cma_ps_table),
+};
+
+/**
+ * cma_ps_init - Give every network namespace its port spaces.
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init cma_ps_init(void)
+{
+	return register_pernet_subsys(&cma_ps_net_ops);
+}
+
+/**
+ * cma_ps_exit - Undo cma_ps_init().
+ */
+void cma_ps_exit(void)
+{
+	unregister_pernet_subsys(&cma_ps_net_ops);
+}
