@@ -2,7 +2,8 @@
 #
 # Out-of-tree build of rdma_cm.ko, iw_cm.ko and rdma_ucm.ko, plus the
 # project's checks.  `make` builds the modules against KDIR (Debian's
-# 6.1 headers by default); `make check` is the single test command.
+# 6.1 headers by default); `make check` is the single test command,
+# `make bench` and `make soak` the speed figures and the long runs.
 
 DEB_KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
 	sed -n 's/^linux-headers-\([^ ]*\).*/\1/p')
@@ -20,7 +21,7 @@ PRIV_HDRS := core_priv.h mad_priv.h restrack.h
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) IBPRIV=$(IBPRIV)
 
 .PHONY: all modules clean install sparse checkpatch symvers-check \
-	check run deps print-kver
+	check run bench soak deps print-kver
 
 all: modules
 
@@ -69,6 +70,13 @@ check:
 
 run:
 	$(SELFTESTS)/qemu/check.sh --run
+
+# Speed (stock against ours in one boot) and long runs; not in check.
+bench:
+	$(SELFTESTS)/qemu/perf.sh bench
+
+soak:
+	$(SELFTESTS)/qemu/perf.sh soak
 
 print-kver:
 	@echo $(KVER)

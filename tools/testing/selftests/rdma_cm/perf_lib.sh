@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the `make bench` and `make soak` guest jobs (bench_guest.sh,
+# soak_guest.sh), on top of lib.sh: job arguments, building the C tools
+# in the guest, cmtime split into client/server pairs, and the swap
+# between stock and our modules.
+#
+# shellcheck disable=SC2034	# variables used by the files sourcing this
+
+SELFTEST_DIR=$(cd "$(dirname "$0")" && pwd)
+export PATH=$PATH:/usr/sbin:/usr/bin:/sbin:/bin
+# TCG with KASAN runs the tools several times slower than hardware.
+export RDMACM_TIMEOUT_SCALE=${RDMACM_TIMEOUT_SCALE:-3}
+# shellcheck source=lib.sh
+. "$SELFTEST_DIR/lib.sh"
+
+# Our modules of the runs on "ours": the host's -m (RDMACM_OURS); a list,
+# so that rdma_cm joins once it is more than a skeleton.
+PERF_OURS=${RDMACM_OURS:-iw_cm rdma_ucm}
+# The results share of the guest (qemu/init.sh); another directory when
+# a job runs by hand.
+PERF_RESULTS=${PERF_RESULTS:-/results}
+# Where the tools built in the guest go.
+BIN=
+
+# Job arguments NAME=VALUE (comma-separated on the host): set those of
+# the names given, ignore others.
+perf_args() { # "NAME..." ARG...
+	local names=${1//[$'\n\t']/ } a
+	shift
+	for a in "$@"; do
+		in_list "${a%%=*}" "$names" && printf -v "${a%%=*}" '%s' "${a#*=}"
+	done
+}
+
+# Start of a job: its work directory and KTAP plan.
+perf_start() { # WORKDIR PLAN-LENGTH
+	WORK=$1
+	BIN=$WORK/bin
+	rm -rf "$WORK"
+	mkdir -p "$BIN"
+	ktap_plan "$2"
+	diag "ours: $PERF_OURS; work directory: $WORK"
+}
+
+# Build the selftests' C programs NAME.c into BIN, as tests/ucma_fuzz.sh
+# does for the fuzzer.
+build_tools() { # NAME...
+	local n
+	command -v gcc > /dev/null || { fail "no gcc in the guest"; return 1; }
+	for n in "$@"; do
+		run "gcc-$n" 120 gcc -O2 -Wall -pthread -o "$BIN/$n" "$SELFTEST_DIR/$n.c" ||
+			fail "cannot build $n: $(rc_text "gcc-$n")"
+	done
+	failed && return 1
+	return 0
+}
+
+# The stack of ORIGIN (stock or ours) on transport T: load, device up.
+stack_up() { # ORIGIN
+	local mods=
+	[ "$1" = ours ] && mods=$PERF_OURS
+	load_stack "$mods" && setup_transport "$T"
+}
+
+# And down again, leaving the soft driver and ib_core loaded.
+stack_down() {
+	teardown_transport "$T"
+	unload_stack cm
+}
+
+# TOTAL cmtime connections over T, as client/server pairs of at most PER
+# connections, PAR pairs at a time (siw: one process cannot hold much
+# more than 80 QPs, see tests/cmtime.sh).  Each pair must pass as in
+# test_cmtime.  Leaves clientN.out (N from 0) for cmtime_connect_us.
+cmtime_pairs() { # TOTAL PER PAR TMO
+	local total=$1 per=$2 par=$3 tmo=$4 npairs b i n port=7400 re
+
+	npairs=$(((total + per - 1) / per))
+	for ((b = 0; b < npairs; b += par)); do
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			bg "server$i" $((tmo + 60)) cmtime -p $((port + i))
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			wait_ready "server$i"
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			n=$per
+			[ $(((i + 1) * per)) -gt "$total" ] && n=$((total - i * per))
+			bg "client$i" "$tmo" cmtime -s "$ADDR" -p $((port + i)) -c "$n"
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			wait_bg "client$i" $((tmo + 20))
+			stop_bg "server$i"
+			expect_rc "client$i" 0
+			for re in '^step +total ms' '^create id' '^connect +:' '^disconnect'; do
+				expect_out "client$i" "$re"
+			done
+			expect_no_out "client$i" '[Ee]rror|[Ff]ail'
+			expect_no_out "server$i" '[Ee]rror|[Ff]ail'
+		done
+		failed && return 1
+	done
+	return 0
+}
+
+# cmtime's connect step per connection, in us: the clients' "connect"
+# totals (first connect issued to last one established, per client)
+# summed, over all their connections.
+cmtime_connect_us() { # TOTAL
+	awk -v n="$1" '$1 == "connect" && $2 == ":" { ms += $3 }
+		END { printf "%.1f\n", ms * 1000 / n }' client*.out
+}
+
+now_ms() {
+	local s
+	s=$(date +%s%N)
+	echo $((s / 1000000))
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench` and `make soak`: build our modules for the test kernel
+# from the working tree, boot one guest with bench_guest.sh or
+# soak_guest.sh, scan its kernel log as `make check` does, and end with
+# "N passed, N failed".  bench also prints the table of stock, ours and
+# ours/stock; it passes whenever every measurement ran (no thresholds).
+#
+# usage: perf.sh bench|soak
+#
+# Environment:
+#   CACHE=DIR        where the test kernel is cached (default
+#                    /var/cache/rdma-cm-test); built if missing
+#   PERF_OURS="..."  our modules on the "ours" side (default "iw_cm
+#                    rdma_ucm"; rdma_cm joins once it is implemented)
+#   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
+#                    bench 5400, soak 21600)
+#   BENCH_NAME=VALUE, SOAK_NAME=VALUE: the job's NAME=VALUE (see
+#                    bench_guest.sh, soak_guest.sh), e.g.
+#                    BENCH_CMTIME_CONNS=100 SOAK_FUZZ_COMMANDS=20000;
+#                    no spaces or commas (SOAK_TRANSPORTS=rxe+siw)
+set -uo pipefail
+
+sel=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$sel/../../../.." && pwd)
+mode=${1:-}
+case $mode in
+bench) vm_tmo=${PERF_VM_TIMEOUT:-5400} ;;
+soak) vm_tmo=${PERF_VM_TIMEOUT:-21600} ;;
+*) echo "usage: perf.sh bench|soak" >&2; exit 2 ;;
+esac
+
+CACHE=${CACHE:-/var/cache/rdma-cm-test}
+PERF_OURS=${PERF_OURS:-iw_cm rdma_ucm}
+out=$repo/.build/$mode
+# shellcheck source=results.sh
+. "$sel/qemu/results.sh"
+
+# Our modules built for the test kernel KDIR into DIR/ours, from the
+# working tree as it is: tracked files and new ones git does not ignore.
+build_ours() { # KDIR DIR
+	local kdir=$1 gb=$2/guest-build log=$2/guest-build.log
+
+	rm -rf "$gb" "$2/ours"
+	mkdir -p "$gb" "$2/ours"
+	(cd "$repo" && git ls-files -z --cached --others --exclude-standard -- \
+		Kbuild drivers include | while IFS= read -r -d '' f; do
+			[ -e "$f" ] && printf '%s\0' "$f"
+		done | xargs -0 cp --parents -t "$gb")
+	if ! make -C "$kdir/obj" M="$gb" IBPRIV="$kdir/src/drivers/infiniband/core" \
+		W=1 modules > "$log" 2>&1; then
+		result fail "modules build against the test kernel" "$log"
+		return 1
+	fi
+	find "$gb" -name '*.ko' -exec cp -t "$2/ours" {} +
+	result ok "modules build against the test kernel"
+}
+
+# The job's NAME=VALUE arguments from BENCH_NAME / SOAK_NAME.
+job_args() {
+	local v prefix=${mode^^}_ list=()
+	for v in $(compgen -v "$prefix"); do
+		list+=("${v#"$prefix"}=${!v}")
+	done
+	local IFS=,
+	echo "${list[*]}"
+}
+
+mkdir -p "$out"
+
+phase_start test-kernel
+kdir=$("$sel/qemu/build-kernel.sh" "$CACHE" 2> "$out/kernel.log") ||
+	{ result fail "test kernel build" "$out/kernel.log"; finish; }
+phase_end
+
+phase_start guest-modules
+build_ours "$kdir" "$out" || finish
+phase_end
+
+# One set of guests at a time on this machine, as for make check.
+exec 9> /tmp/rdmacm-vm.lock
+flock 9 || { result fail "take /tmp/rdmacm-vm.lock"; finish; }
+
+phase_start guest
+g=$out/guest
+jargs=$(job_args)
+echo "$mode: ours = $PERF_OURS${jargs:+; $jargs}"
+"$sel/qemu/run-vm.sh" -k "$kdir" -o "$g" -j "${mode}_guest.sh" -a "$jargs" \
+	-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo"
+vmrc=$?
+phase_end
+
+phase_start results
+[ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$g/console.log"
+grep -E '^(not )?ok |^# ' "$g/job.log" 2> /dev/null | grep -v '^# *$'
+scan_guest "$g" "$mode guest"
+if [ "$mode" = bench ]; then
+	echo
+	echo "=== bench: median of each figure, stock and ours in the same boot"
+	cat "$g/bench.txt" 2> /dev/null || result fail "bench table written" "$g/console.log"
+fi
+phase_end
+finish

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The `make soak` guest job: long runs on our modules (PERF_OURS), and a
+# differential run against stock, over each of TRANSPORTS.  KTAP output,
+# last line "# rdma_cm selftests: N passed, N failed, N skipped".
+#
+#   T.fuzz          ucma_fuzz, FUZZ_COMMANDS operations from 4 threads on
+#                   4 files (seed FUZZ_SEED); fails unless it gets through
+#                   all of them within FUZZ_SECONDS (scaled)
+#   T.cmtime        cmtime with CMTIME_RXE connections in one pair over
+#                   rxe; CMTIME_SIW over siw, as pairs of 25 (the siw
+#                   limit, tests/cmtime.sh), CMTIME_SIW_PAR pairs at a time
+#   T.diff.stock    ucma_fuzz -t 1 -f 1 -l -s DIFF_SEED -n DIFF_COMMANDS
+#   T.diff.ours     on each stack, twice: "strict" without the operations
+#                   whose outcome waits on an asynchronous completion, and
+#                   "full" with every operation
+#   T.diff.strict   the strict logs, compared (see diff_compare)
+#   T.diff.full     the full logs, compared
+#
+# Arguments (comma-separated by init): NAME=VALUE for the names above.
+set -u
+
+# shellcheck source=perf_lib.sh
+. "$(dirname "$0")/perf_lib.sh"
+# shellcheck source=tests/ucma_fuzz.sh
+. "$SELFTEST_DIR/tests/ucma_fuzz.sh"
+
+TRANSPORTS="rxe siw"
+FUZZ_COMMANDS=1000000 FUZZ_SEED=1 FUZZ_SECONDS=1800
+CMTIME_RXE=10000 CMTIME_SIW=2000 CMTIME_SIW_PAR=8 CMTIME_SECONDS=1200
+DIFF_COMMANDS=20000 DIFF_SEED=1
+perf_args "TRANSPORTS FUZZ_COMMANDS FUZZ_SEED FUZZ_SECONDS CMTIME_RXE CMTIME_SIW
+	   CMTIME_SIW_PAR CMTIME_SECONDS DIFF_COMMANDS DIFF_SEED" "$@"
+TRANSPORTS=${TRANSPORTS//+/ }
+
+# The strict differential leaves out what starts or waits on asynchronous
+# work: address resolution (whose completion moves an id on, so that
+# later commands on it succeed or not by timing), GET_EVENT and poll
+# (whether an event is there yet), and the chain (it resolves, sleeps and
+# goes on only if the resolution was done).
+DIFF_STRICT_X=get_event,poll,chain,resolve_ip,resolve_addr
+
+soak_fuzz() {
+	local n
+	run fuzz $((FUZZ_SECONDS + 120)) "$BIN/ucma_fuzz" -s "$FUZZ_SEED" \
+		-n "$FUZZ_COMMANDS" -t 4 -f 4 -a "$ADDR" -T "$(tmo "$FUZZ_SECONDS")"
+	ucma_fuzz_ok
+	n=$(sed -n 's/^ucma_fuzz: \([0-9]*\) commands (.*/\1/p' fuzz.out)
+	[ "${n:-0}" -ge "$FUZZ_COMMANDS" ] ||
+		fail "fuzz: ${n:-no} commands done of $FUZZ_COMMANDS within $(tmo "$FUZZ_SECONDS") s"
+}
+
+soak_cmtime() {
+	local n=$CMTIME_RXE per=$CMTIME_RXE par=1
+
+	if [ "$T" = siw ]; then
+		n=$CMTIME_SIW per=25 par=$CMTIME_SIW_PAR
+	fi
+	cmtime_pairs "$n" "$per" "$par" "$CMTIME_SECONDS" || return
+	label "$n connections, pairs of $per, $par at a time," \
+		"connect $(cmtime_connect_us "$n") us/conn"
+}
+
+# The differential logs of ORIGIN: WORK/diff-T-ORIGIN-{strict,full}.log,
+# the command lines only.
+diff_run() { # ORIGIN
+	local mode log x=()
+	stack_up "$1" || return
+	for mode in strict full; do
+		x=()
+		[ $mode = strict ] && x=(-x "$DIFF_STRICT_X")
+		run "$mode" 600 "$BIN/ucma_fuzz" -s "$DIFF_SEED" -n "$DIFF_COMMANDS" \
+			-t 1 -f 1 -l -a "$ADDR" "${x[@]}"
+		expect_rc "$mode" 0
+		log=$WORK/diff-$T-$1-$mode.log
+		grep -E '^[0-9]+ ' "$mode.out" > "$log"
+		info "$mode: $(wc -l < "$log") commands logged"
+	done
+	stack_down
+}
+
+# Compare the stock and our logs of MODE, line by line, up to the first
+# line that differs.  Timing legitimately decides some results, and once
+# one result differs the random sequences part (a result feeds the pool
+# of ids the next commands pick from), so nothing after it is compared.
+#
+# strict: the lines must be equal to the letter (ids included: both
+#   allocate them lowest-first from an xarray), except that a GET_EVENT
+#   (cmd=12, only from garbage here) may find an event there or not.
+# full: ids and event ids and status are dropped (a connection request that
+#   came sooner takes an id number); the first difference may be any
+#   command whose outcome hangs on an id's state or the event queue,
+#   but not one whose outcome depends on its own bytes alone: create_id,
+#   garbage other than GET_EVENT, get_option, reopen.
+diff_compare() { # MODE
+	local mode=$1 s=$WORK/diff-$T-stock-$1.log o=$WORK/diff-$T-ours-$1.log res
+	if ! [ -s "$s" ] || ! [ -s "$o" ]; then
+		fail "no logs of both runs"
+		return
+	fi
+	res=$(awk -v mode="$mode" '
+		function norm(l) {
+			if (mode == "full") {
+				sub(/ id=[0-9]+ status=-?[0-9]+$/, "", l)
+				gsub(/ (new|id)=[0-9]+/, "", l)
+			}
+			return l
+		}
+		function timing(l) {
+			if (l ~ / cmd=12 /)
+				return 1
+			if (mode == "strict")
+				return 0
+			split(l, f, " ")
+			return f[3] !~ /^(create_id|garbage|get_option|reopen)$/
+		}
+		NR == FNR { s[FNR] = $0; ns = FNR; next }
+		{
+			if (FNR > ns) { print "ours longer: " $0; exit }
+			if (norm(s[FNR]) == norm($0)) { same++; next }
+			why = timing(s[FNR]) || timing($0) ? "timing: first difference" : "DIFFER"
+			printf "%s at line %d\n", why, FNR
+			differ = 1
+			print "stock: " s[FNR]
+			print "ours:  " $0
+			exit
+		}
+		END {
+			if (!differ && same < ns)
+				print "ours shorter: " same " lines"
+			print "equal: " same + 0 " of " ns " stock commands"
+		}' "$s" "$o")
+	case $res in
+	DIFFER*) fail "$mode: stock and ours differ $(echo "$res" | sed -n '1s/^DIFFER //p'), not by timing" ;;
+	"ours "*) fail "$mode: ours logged another number of commands" ;;
+	esac
+	info "$res"
+	label "$(echo "$res" | tail -n 1)"
+}
+
+PLAN=(build)
+for t in $TRANSPORTS; do
+	PLAN+=("$t.up" "$t.fuzz" "$t.cmtime" "$t.down" "$t.diff.stock" "$t.diff.ours"
+	       "$t.diff.strict" "$t.diff.full")
+done
+PLAN+=(stack.unload)
+perf_start "$PERF_RESULTS/work-soak" ${#PLAN[@]}
+
+BUILD_OK=0
+run_case build build_tools ucma_fuzz && BUILD_OK=1
+for t in $TRANSPORTS; do
+	set_transport "$t"
+	if [ $BUILD_OK = 1 ] && run_case "$t.up" stack_up ours; then
+		run_case "$t.fuzz" soak_fuzz
+		run_case "$t.cmtime" soak_cmtime
+	else
+		[ $BUILD_OK = 1 ] || case_not_run "$t.up" "build failed"
+		case_not_run "$t.fuzz" "$t.up failed"
+		case_not_run "$t.cmtime" "$t.up failed"
+	fi
+	run_case "$t.down" stack_down
+	for o in stock ours; do
+		if [ $BUILD_OK = 1 ]; then
+			run_case "$t.diff.$o" diff_run "$o"
+		else
+			case_not_run "$t.diff.$o" "build failed"
+		fi
+	done
+	run_case "$t.diff.strict" diff_compare strict
+	run_case "$t.diff.full" diff_compare full
+done
+run_case stack.unload unload_stack all
+ktap_totals
+[ "$N_FAIL" = 0 ]
