@@ -1216,6 +1216,8 @@ static void iwcm_unexpected_events_test(struct kunit *test)
 	fd->connect_gate = &gate;
 	cn.id = id2;
 	init_completion(&cn.done);
+	/* earlier connects of the test completed it already */
+	reinit_completion(&fd->connect_entered);
 	t = kthread_run(connector_fn, &cn, "iwcm_kunit_connect");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	KUNIT_ASSERT_TRUE(test,
@@ -1373,6 +1375,8 @@ static void iwcm_destroy_during_connect_test(struct kunit *test)
 	fd->connect_gate = &gate;
 	cn.id = id;
 	init_completion(&cn.done);
+	/* earlier connects of the test completed it already */
+	reinit_completion(&fd->connect_entered);
 	t = kthread_run(connector_fn, &cn, "iwcm_kunit_connect");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	KUNIT_ASSERT_TRUE(test,
