@@ -50,9 +50,14 @@ done
 
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
+# ucma_fuzz and ucma_fuzz_removal are not in this list: on rxe the fuzzer
+# can leave an ib_cm id whose destroy waits forever ("cm_destroy_id_wait_
+# timeout ... state 0 -> 0, refcnt=1", threads stuck in DESTROY_ID and
+# close()), which wedges the guest.  Until that is understood they run
+# only when named (TESTS="ucma_fuzz", RDMACM_TESTS) and in make soak.
+ONLY_BY_NAME=(ucma_fuzz ucma_fuzz_removal)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject udaddy mckey
-	   cmtime rdma_server_client riostream veth pyverbs ucma_fuzz
-	   ucma_fuzz_removal iwpm removal)
+	   cmtime rdma_server_client riostream veth pyverbs iwpm removal)
 
 mode=run
 FILTER=
@@ -127,8 +132,11 @@ fi
 PLAN+=(stack.load)
 for t in $TRANSPORTS; do
 	ids=()
-	for name in "${ALL_TESTS[@]}"; do
-		if [ "$name" = pyverbs ]; then
+	for name in "${ALL_TESTS[@]}" "${ONLY_BY_NAME[@]}"; do
+		if in_list "$name" "${ONLY_BY_NAME[*]}" &&
+		   ! in_list "$name" "${RDMACM_TESTS:-}"; then
+			continue
+		elif [ "$name" = pyverbs ]; then
 			for p in "${PYVERBS_TESTS[@]}"; do
 				selected "$t.pyverbs.$p" "pyverbs.$p" && ids+=("$t.pyverbs.$p")
 			done
