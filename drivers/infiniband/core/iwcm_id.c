@@ -471,6 +471,28 @@ static bool iwcm_has_qp_ops(struct ib_device *dev)
 	       dev->ops.iw_rem_ref;
 }
 
+/*
+ * Start of iw_accept or iw_connect, the mirror of iwcm_downcall_end():
+ * if the id is @ready (the caller's state check, made under the lock)
+ * and no downcall is in the provider, reference the QP of @qpn and move
+ * the id to @state, busy, with @flags.  Locked.
+ */
+static int iwcm_downcall_start(struct iwcm_id_private *cm, bool ready,
+			       u32 qpn, enum iwcm_state state,
+			       unsigned long flags)
+{
+	int ret;
+
+	if (!ready || (cm->flags & IWCM_F_BUSY))
+		return -EINVAL;
+	ret = iwcm_get_qp(cm, qpn);
+	if (ret)
+		return ret;
+	cm->state = state;
+	cm->flags |= flags | IWCM_F_BUSY;
+	return 0;
+}
+
 /**
  * iw_cm_accept - Accept a connection request.
  * @cm_id: the passive id of the request, not yet accepted or rejected
@@ -494,19 +516,13 @@ int iw_cm_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
 		return -EOPNOTSUPP;
 
 	spin_lock_irq(&cm->lock);
-	if (cm->state != IWCM_CONN_RECV || (cm->flags & IWCM_F_ANSWERED) ||
-	    (cm->flags & IWCM_F_BUSY)) {
-		spin_unlock_irq(&cm->lock);
-		return -EINVAL;
-	}
-	ret = iwcm_get_qp(cm, iw_param->qpn);
-	if (ret) {
-		spin_unlock_irq(&cm->lock);
-		return ret;
-	}
-	cm->state = IWCM_CONN_ACCEPTED;
-	cm->flags |= IWCM_F_ANSWERED | IWCM_F_BUSY;
+	ret = iwcm_downcall_start(cm, cm->state == IWCM_CONN_RECV &&
+				  !(cm->flags & IWCM_F_ANSWERED),
+				  iw_param->qpn, IWCM_CONN_ACCEPTED,
+				  IWCM_F_ANSWERED);
 	spin_unlock_irq(&cm->lock);
+	if (ret)
+		return ret;
 
 	ret = dev->ops.iw_accept(cm_id, iw_param);
 	iwcm_downcall_end(cm, ret);
@@ -536,18 +552,11 @@ int iw_cm_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *iw_param)
 		return -EOPNOTSUPP;
 
 	spin_lock_irq(&cm->lock);
-	if (cm->state != IWCM_IDLE || cm->pool || (cm->flags & IWCM_F_BUSY)) {
-		spin_unlock_irq(&cm->lock);
-		return -EINVAL;
-	}
-	ret = iwcm_get_qp(cm, iw_param->qpn);
-	if (ret) {
-		spin_unlock_irq(&cm->lock);
-		return ret;
-	}
-	cm->state = IWCM_CONN_SENT;
-	cm->flags |= IWCM_F_BUSY;
+	ret = iwcm_downcall_start(cm, cm->state == IWCM_IDLE && !cm->pool,
+				  iw_param->qpn, IWCM_CONN_SENT, 0);
 	spin_unlock_irq(&cm->lock);
+	if (ret)
+		return ret;
 
 	ret = iwcm_pm_map(cm, true);
 	if (!ret)

@@ -658,6 +658,48 @@ static int pm_reg_pid_cb(struct sk_buff *skb, struct netlink_callback *cb)
 	return ret;
 }
 
+/* @a, mapped to @m, is the address the request asked about (@asked). */
+static bool pm_mapped_ok(const struct sockaddr_storage *a,
+			 const struct sockaddr_storage *m,
+			 const struct sockaddr_storage *asked)
+{
+	return a && m && pm_addr_eq(a, asked) && m->ss_family == a->ss_family;
+}
+
+/*
+ * The answer to an ADD_MAPPING (@rem and @m_rem unused) or QUERY_MAPPING
+ * request of sequence @seq: complete it with the mapped addresses and
+ * the daemon's @err, or with IWPM_USER_LIB_INFO_ERR when they are
+ * missing or answer another question.  -EINVAL if nobody waits for it.
+ */
+static int pm_mapping_answer(struct netlink_callback *cb, int op, u32 seq,
+			     const struct sockaddr_storage *loc,
+			     const struct sockaddr_storage *m_loc,
+			     const struct sockaddr_storage *rem,
+			     const struct sockaddr_storage *m_rem, u16 err)
+{
+	bool query = op == RDMA_NL_IWPM_QUERY_MAPPING;
+	struct iwcm_pm_req *req;
+	int ret = 0;
+
+	mutex_lock(&pm.lock);
+	pm_heard(cb->nlh->nlmsg_seq);
+	req = pm_find_req(seq, op);
+	if (!req) {
+		ret = -EINVAL;
+	} else if (!pm_mapped_ok(loc, m_loc, &req->loc) ||
+		   (query && !pm_mapped_ok(rem, m_rem, &req->rem))) {
+		pm_complete(req, IWPM_USER_LIB_INFO_ERR);
+	} else {
+		req->m_loc = *m_loc;
+		if (query)
+			req->m_rem = *m_rem;
+		pm_complete(req, err);
+	}
+	mutex_unlock(&pm.lock);
+	return ret;
+}
+
 static const struct nla_policy pm_add_policy[IWPM_NLA_RMANAGE_MAPPING_MAX] = {
 	[IWPM_NLA_RMANAGE_MAPPING_SEQ] = { .type = NLA_U32 },
 	[IWPM_NLA_RMANAGE_ADDR] = { .len = sizeof(struct sockaddr_storage) },
@@ -670,7 +712,6 @@ static int pm_add_mapping_cb(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr *tb[IWPM_NLA_RMANAGE_MAPPING_MAX];
 	const struct sockaddr_storage *loc, *m_loc;
-	struct iwcm_pm_req *req;
 	int ret;
 
 	ret = pm_parse(cb, tb, IWPM_NLA_RMANAGE_MAPPING_MAX - 1,
@@ -680,21 +721,10 @@ static int pm_add_mapping_cb(struct sk_buff *skb, struct netlink_callback *cb)
 	loc = pm_nla_addr(tb[IWPM_NLA_RMANAGE_ADDR]);
 	m_loc = pm_nla_addr(tb[IWPM_NLA_RMANAGE_MAPPED_LOC_ADDR]);
 
-	mutex_lock(&pm.lock);
-	pm_heard(cb->nlh->nlmsg_seq);
-	req = pm_find_req(nla_get_u32(tb[IWPM_NLA_RMANAGE_MAPPING_SEQ]),
-			  RDMA_NL_IWPM_ADD_MAPPING);
-	if (!req) {
-		ret = -EINVAL;
-	} else if (!loc || !m_loc || !pm_addr_eq(loc, &req->loc) ||
-		   m_loc->ss_family != loc->ss_family) {
-		pm_complete(req, IWPM_USER_LIB_INFO_ERR);
-	} else {
-		req->m_loc = *m_loc;
-		pm_complete(req, nla_get_u16(tb[IWPM_NLA_RMANAGE_MAPPING_ERR]));
-	}
-	mutex_unlock(&pm.lock);
-	return ret;
+	return pm_mapping_answer(cb, RDMA_NL_IWPM_ADD_MAPPING,
+				 nla_get_u32(tb[IWPM_NLA_RMANAGE_MAPPING_SEQ]),
+				 loc, m_loc, NULL, NULL,
+				 nla_get_u16(tb[IWPM_NLA_RMANAGE_MAPPING_ERR]));
 }
 
 static const struct nla_policy pm_query_policy[IWPM_NLA_RQUERY_MAPPING_MAX] = {
@@ -715,7 +745,6 @@ static int pm_query_mapping_cb(struct sk_buff *skb,
 {
 	const struct sockaddr_storage *loc, *rem, *m_loc, *m_rem;
 	struct nlattr *tb[IWPM_NLA_RQUERY_MAPPING_MAX];
-	struct iwcm_pm_req *req;
 	int ret;
 
 	ret = pm_parse(cb, tb, IWPM_NLA_RQUERY_MAPPING_MAX - 1,
@@ -727,24 +756,10 @@ static int pm_query_mapping_cb(struct sk_buff *skb,
 	m_loc = pm_nla_addr(tb[IWPM_NLA_RQUERY_MAPPED_LOC_ADDR]);
 	m_rem = pm_nla_addr(tb[IWPM_NLA_RQUERY_MAPPED_REM_ADDR]);
 
-	mutex_lock(&pm.lock);
-	pm_heard(cb->nlh->nlmsg_seq);
-	req = pm_find_req(nla_get_u32(tb[IWPM_NLA_RQUERY_MAPPING_SEQ]),
-			  RDMA_NL_IWPM_QUERY_MAPPING);
-	if (!req) {
-		ret = -EINVAL;
-	} else if (!loc || !rem || !m_loc || !m_rem ||
-		   !pm_addr_eq(loc, &req->loc) || !pm_addr_eq(rem, &req->rem) ||
-		   m_loc->ss_family != loc->ss_family ||
-		   m_rem->ss_family != rem->ss_family) {
-		pm_complete(req, IWPM_USER_LIB_INFO_ERR);
-	} else {
-		req->m_loc = *m_loc;
-		req->m_rem = *m_rem;
-		pm_complete(req, nla_get_u16(tb[IWPM_NLA_RQUERY_MAPPING_ERR]));
-	}
-	mutex_unlock(&pm.lock);
-	return ret;
+	return pm_mapping_answer(cb, RDMA_NL_IWPM_QUERY_MAPPING,
+				 nla_get_u32(tb[IWPM_NLA_RQUERY_MAPPING_SEQ]),
+				 loc, m_loc, rem, m_rem,
+				 nla_get_u16(tb[IWPM_NLA_RQUERY_MAPPING_ERR]));
 }
 
 /* Unsolicited: the real address behind a mapped peer of our listener. */

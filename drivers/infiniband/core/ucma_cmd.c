@@ -146,24 +146,18 @@ static int ucma_cmd_bind_ip(struct ucma_file *file, void *in, u32 in_len,
 			    u32 out_len)
 {
 	struct rdma_ucm_bind_ip *cmd = in;
-	int ret;
 
-	ret = ucma_check_bind_ip(cmd);
-	if (ret)
-		return ret;
-	return ucma_bind_common(file, cmd->id, (struct sockaddr *)&cmd->addr);
+	return ucma_check_bind_ip(cmd) ?:
+	       ucma_bind_common(file, cmd->id, (struct sockaddr *)&cmd->addr);
 }
 
 static int ucma_cmd_bind(struct ucma_file *file, void *in, u32 in_len,
 			 u32 out_len)
 {
 	struct rdma_ucm_bind *cmd = in;
-	int ret;
 
-	ret = ucma_check_bind(cmd);
-	if (ret)
-		return ret;
-	return ucma_bind_common(file, cmd->id, (struct sockaddr *)&cmd->addr);
+	return ucma_check_bind(cmd) ?:
+	       ucma_bind_common(file, cmd->id, (struct sockaddr *)&cmd->addr);
 }
 
 static int ucma_resolve_common(struct ucma_file *file, u32 id,
@@ -185,12 +179,9 @@ static int ucma_cmd_resolve_ip(struct ucma_file *file, void *in, u32 in_len,
 			       u32 out_len)
 {
 	struct rdma_ucm_resolve_ip *cmd = in;
-	int ret;
 
-	ret = ucma_check_resolve_ip(cmd);
-	if (ret)
-		return ret;
-	return ucma_resolve_common(file, cmd->id,
+	return ucma_check_resolve_ip(cmd) ?:
+	       ucma_resolve_common(file, cmd->id,
 				   (struct sockaddr *)&cmd->src_addr,
 				   (struct sockaddr *)&cmd->dst_addr,
 				   cmd->timeout_ms);
@@ -200,12 +191,9 @@ static int ucma_cmd_resolve_addr(struct ucma_file *file, void *in, u32 in_len,
 				 u32 out_len)
 {
 	struct rdma_ucm_resolve_addr *cmd = in;
-	int ret;
 
-	ret = ucma_check_resolve_addr(cmd);
-	if (ret)
-		return ret;
-	return ucma_resolve_common(file, cmd->id,
+	return ucma_check_resolve_addr(cmd) ?:
+	       ucma_resolve_common(file, cmd->id,
 				   (struct sockaddr *)&cmd->src_addr,
 				   (struct sockaddr *)&cmd->dst_addr,
 				   cmd->timeout_ms);

@@ -73,18 +73,30 @@ void ucma_ctx_publish(struct ucma_ctx *ctx, struct ucma_file *file)
 	WARN_ON_ONCE(xa_is_err(old));
 }
 
+/*
+ * Under the table lock: published id @id if @file owns it.  The error
+ * codes are stock ucma's: -ENOENT for no such id, -EINVAL for another
+ * file's.
+ */
+static struct ucma_ctx *ucma_ctx_find_locked(struct ucma_file *file, u32 id)
+{
+	struct ucma_ctx *ctx = xa_load(&ucma_ctx_xa, id);
+
+	if (!ctx)
+		return ERR_PTR(-ENOENT);
+	if (ctx->file != file)
+		return ERR_PTR(-EINVAL);
+	return ctx;
+}
+
 /* Look up id @id of @file and take a reference on it. */
 struct ucma_ctx *ucma_ctx_get(struct ucma_file *file, u32 id)
 {
 	struct ucma_ctx *ctx;
 
 	xa_lock(&ucma_ctx_xa);
-	ctx = xa_load(&ucma_ctx_xa, id);
-	if (!ctx)
-		ctx = ERR_PTR(-ENOENT);
-	else if (ctx->file != file)
-		ctx = ERR_PTR(-EINVAL);
-	else if (!refcount_inc_not_zero(&ctx->users))
+	ctx = ucma_ctx_find_locked(file, id);
+	if (!IS_ERR(ctx) && !refcount_inc_not_zero(&ctx->users))
 		ctx = ERR_PTR(-ENXIO);	/* closed after DEVICE_REMOVAL */
 	xa_unlock(&ucma_ctx_xa);
 	return ctx;
@@ -113,12 +125,8 @@ struct ucma_ctx *ucma_ctx_claim(struct ucma_file *file, u32 id)
 	struct ucma_ctx *ctx;
 
 	xa_lock(&ucma_ctx_xa);
-	ctx = xa_load(&ucma_ctx_xa, id);
-	if (!ctx)
-		ctx = ERR_PTR(-ENOENT);
-	else if (ctx->file != file)
-		ctx = ERR_PTR(-EINVAL);
-	else
+	ctx = ucma_ctx_find_locked(file, id);
+	if (!IS_ERR(ctx))
 		ucma_ctx_unpublish_locked(ctx);
 	xa_unlock(&ucma_ctx_xa);
 	return ctx;
