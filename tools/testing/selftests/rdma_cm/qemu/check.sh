@@ -159,6 +159,20 @@ fi
 scan_guest "$g" "guest"
 phase_end
 
+# --- guest: NVMe-oF alone (see ONLY_BY_NAME in run_tests.sh) -------------
+if [ -z "${TESTS:-}" ]; then
+	phase_start nvmeof-guest
+	"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/nvmeof" \
+		-j guest_check.sh -a "stock=$STOCK,tests=nvmeof_rdma" \
+		-m "${ours_for_selftests// /,}" -d "$oursdir" -t 1200 > /dev/null 2>&1
+	rc=$?
+	grep -E '^(not )?ok ' "$out/nvmeof/job.log" 2>/dev/null | sed 's/^/nvmeof guest: /'
+	[ $rc = 0 ] || result fail "nvmeof guest: job exited cleanly (rc $rc)" \
+		"$out/nvmeof/console.log"
+	scan_guest "$out/nvmeof" "nvmeof guest"
+	phase_end
+fi
+
 # --- two guests on one wire: ours (a) against stock (b) ------------------
 phase_start two-guests
 port=$((20000 + RANDOM % 10000))

@@ -46,6 +46,8 @@ fi
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /dev/pts /dev/shm /run/lock
 mount -t devpts devpts /dev/pts
+# udev's links: bash's process substitution, <(...), opens /dev/fd/N
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
