@@ -63,9 +63,9 @@ OURS=${RDMACM_OURS:-}
 # config_sem) close a cycle in one boot: a stock report on two
 # different ids, which also turns lockdep off for the rest of the boot.
 ONLY_BY_NAME=(ucma_fuzz ucma_fuzz_removal nvmeof_rdma)
-ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject udaddy mckey
-	   cmtime rdma_server_client riostream veth pyverbs iwpm
-	   nfs_rdma removal)
+ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
+	   reject_pdata udaddy mckey cmtime rdma_server_client riostream veth
+	   pyverbs iwpm nfs_rdma removal)
 
 mode=run
 FILTER=

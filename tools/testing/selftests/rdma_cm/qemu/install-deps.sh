@@ -16,7 +16,7 @@ pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static
 	# guest userland
 	iproute2 rdma-core rdmacm-utils ibverbs-utils ibverbs-providers
-	python3 python3-pyverbs nfs-kernel-server nfs-common rpcbind nvme-cli
+	python3 python3-pyverbs librdmacm-dev nfs-kernel-server nfs-common rpcbind nvme-cli
 )
 
 missing=()

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm_probe: the connection outcomes rdmacm-utils do not show, through
+ * librdmacm.
+ *
+ * usage: cm_probe -s ADDR -p PORT [-d DATA] [-T MS]
+ *          connect (RC, a QP of its own, private data DATA) and print
+ *          the first event that ends the attempt
+ *        cm_probe -l -p PORT [-r DATA]
+ *          listen on the wildcard address, reject the first request
+ *          with private data DATA (default none), print it and exit
+ *
+ * Each event is one line:
+ *   event NAME status N pdata_len L pdata "TEXT"
+ * and a connect the call itself refuses "rdma_connect: -ERRNO (TEXT)".
+ * TEXT being the private data up to its first NUL, non-printing bytes as
+ * '.'.  Exit status 0 when the run went as far as it could, 1 on an
+ * error of the tool itself (printed), 2 on a usage error.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+static struct rdma_event_channel *chan;
+
+static void print_event(const struct rdma_cm_event *ev)
+{
+	const unsigned char *p = ev->param.conn.private_data;
+	unsigned int len = ev->param.conn.private_data_len, i;
+
+	printf("event %s status %d pdata_len %u pdata \"",
+	       rdma_event_str(ev->event), ev->status, p ? len : 0);
+	for (i = 0; p && i < len && p[i]; i++)
+		putchar(isprint(p[i]) ? p[i] : '.');
+	printf("\"\n");
+	fflush(stdout);
+}
+
+/* The next event, on any id; NULL (printed) on an error. */
+static struct rdma_cm_event *next_event(void)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(chan, &ev)) {
+		printf("error: rdma_get_cm_event: %s\n", strerror(errno));
+		return NULL;
+	}
+	print_event(ev);
+	return ev;
+}
+
+/* Wait for @want on the next event; false if another one came. */
+static bool expect_event(enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev = next_event();
+	bool ok;
+
+	if (!ev)
+		return false;
+	ok = ev->event == want;
+	rdma_ack_cm_event(ev);
+	return ok;
+}
+
+static int run_client(const char *addr, const char *port, const char *data,
+		      int tmo)
+{
+	struct rdma_conn_param param = { .retry_count = 1,
+					 .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct ibv_qp_init_attr qpa = { .qp_type = IBV_QPT_RC,
+					.cap = { .max_send_wr = 1,
+						 .max_recv_wr = 1,
+						 .max_send_sge = 1,
+						 .max_recv_sge = 1 } };
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct addrinfo *ai;
+
+	if (getaddrinfo(addr, port, &hints, &ai)) {
+		printf("error: cannot resolve %s:%s\n", addr, port);
+		return 1;
+	}
+	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		return 1;
+	}
+	if (rdma_resolve_addr(id, NULL, ai->ai_addr, tmo)) {
+		printf("error: rdma_resolve_addr: %s\n", strerror(errno));
+		return 1;
+	}
+	freeaddrinfo(ai);
+	if (!expect_event(RDMA_CM_EVENT_ADDR_RESOLVED))
+		return 0;
+	if (rdma_resolve_route(id, tmo)) {
+		printf("error: rdma_resolve_route: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!expect_event(RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return 0;
+	/* iWARP needs a QP to connect; the default PD of the device */
+	if (rdma_create_qp(id, NULL, &qpa)) {
+		printf("error: rdma_create_qp: %s\n", strerror(errno));
+		return 1;
+	}
+	param.private_data = data;
+	param.private_data_len = data ? strlen(data) + 1 : 0;
+	/* an outcome, not a tool error: siw connects its TCP in the call */
+	if (rdma_connect(id, &param)) {
+		printf("rdma_connect: %d (%s)\n", -errno, strerror(errno));
+		goto out;
+	}
+	ev = next_event();
+	if (!ev)
+		return 1;
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		rdma_ack_cm_event(ev);
+		rdma_disconnect(id);
+		expect_event(RDMA_CM_EVENT_DISCONNECTED);
+	} else {
+		rdma_ack_cm_event(ev);
+	}
+out:
+	rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	return 0;
+}
+
+static int run_server(const char *port, const char *data)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(atoi(port)) };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int ret = 0;
+
+	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(id, (struct sockaddr *)&sin) || rdma_listen(id, 4)) {
+		printf("error: listen: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("listening on port %s\n", port);
+	fflush(stdout);
+	ev = next_event();
+	if (!ev)
+		return 1;
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (rdma_reject(ev->id, data, data ? strlen(data) + 1 : 0)) {
+			printf("error: rdma_reject: %s\n", strerror(errno));
+			ret = 1;
+		} else {
+			printf("rejected\n");
+		}
+		rdma_destroy_id(ev->id);
+	}
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL, *port = NULL, *data = NULL;
+	bool listen = false;
+	int tmo = 2000, c, ret;
+
+	while ((c = getopt(argc, argv, "s:p:d:r:T:l")) != -1) {
+		switch (c) {
+		case 's':
+			addr = optarg;
+			break;
+		case 'p':
+			port = optarg;
+			break;
+		case 'd':
+		case 'r':
+			data = optarg;
+			break;
+		case 'T':
+			tmo = atoi(optarg);
+			break;
+		case 'l':
+			listen = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (!port || listen == !!addr) {
+		fprintf(stderr, "usage: cm_probe -s ADDR -p PORT [-d DATA] [-T MS]\n"
+			"       cm_probe -l -p PORT [-r DATA]\n");
+		return 2;
+	}
+	chan = rdma_create_event_channel();
+	if (!chan) {
+		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
+		return 1;
+	}
+	ret = listen ? run_server(port, data) : run_client(addr, port, data, tmo);
+	rdma_destroy_event_channel(chan);
+	return ret;
+}

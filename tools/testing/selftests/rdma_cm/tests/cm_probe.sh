@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Connection outcomes through cm_probe.c (librdmacm), which rdmacm-utils
+# do not show:
+#
+#   connect_nobody  an RC connect to a port nobody listens on fails as
+#                   on stock: on RoCE with REJECTED, the IB CM reason 8
+#                   (invalid service id: the REQ found no listener); on
+#                   siw rdma_connect() itself fails with ECONNREFUSED
+#                   (siw connects its TCP socket inside iw_connect, and
+#                   the SYN got a reset)
+#   reject_pdata    a listener rejects with private data: the client
+#                   gets REJECTED (RoCE: consumer reject, reason 28;
+#                   iWARP: -ECONNRESET, the MPA reject) carrying it
+#
+# Stock (rxe and siw): as above.
+
+cm_probe_build() {
+	if ! [ -f /usr/include/rdma/rdma_cma.h ]; then
+		skip "no librdmacm-dev to build cm_probe"
+		return 1
+	fi
+	run build 120 gcc -O2 -Wall -o "$T_DIR/cm_probe" \
+		"$SELFTEST_DIR/cm_probe.c" -lrdmacm -libverbs
+	if [ "${RC[build]}" != 0 ]; then
+		fail "cannot build cm_probe: $(rc_text build)"
+		return 1
+	fi
+}
+
+test_connect_nobody() {
+	cm_probe_build || return
+	run client 60 "$T_DIR/cm_probe" -s "$ADDR" -p 7331 -d hello
+	expect_rc client 0
+	expect_out client '^event RDMA_CM_EVENT_ROUTE_RESOLVED status 0 '
+	if [ "$T" = siw ]; then
+		expect_out client '^rdma_connect: -111 '
+		expect_count client '^event ' 2
+		label "rdma_connect: ECONNREFUSED"
+	else
+		expect_out client '^event RDMA_CM_EVENT_REJECTED status 8 '
+		expect_count client '^event ' 3
+		label "REJECTED, status 8"
+	fi
+}
+
+test_reject_pdata() {
+	local status=28
+
+	[ "$T" = siw ] && status=-104
+	cm_probe_build || return
+	bg server 60 "$T_DIR/cm_probe" -l -p 7332 -r "not-now-7332"
+	wait_ready server
+	run client 60 "$T_DIR/cm_probe" -s "$ADDR" -p 7332 -d hello
+	wait_bg server 30
+	expect_rc server 0
+	expect_out server '^event RDMA_CM_EVENT_CONNECT_REQUEST status 0 pdata_len [0-9]+ pdata "hello"$'
+	expect_out server '^rejected$'
+	expect_rc client 0
+	expect_out client "^event RDMA_CM_EVENT_REJECTED status $status pdata_len [0-9]+ pdata \"not-now-7332\"\$"
+	label "REJECTED, status $status, private data delivered"
+}
