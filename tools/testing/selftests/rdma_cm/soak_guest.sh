@@ -11,6 +11,9 @@
 #   T.cmtime        cmtime with CMTIME_RXE connections in one pair over
 #                   rxe; CMTIME_SIW over siw, as pairs of 25 (the siw
 #                   limit, tests/cmtime.sh), CMTIME_SIW_PAR pairs at a time
+#   T.ucmatose      ucmatose with UCMA_CONNS connections (SEND/RECV on
+#                   each), as pairs of 100 over rxe and of 25 over siw
+#                   (tests/ucmatose.sh), UCMA_PAR pairs at a time
 #   T.diff.stock    ucma_fuzz -t 1 -f 1 -l -s DIFF_SEED -n DIFF_COMMANDS
 #   T.diff.ours     on each stack, twice: "strict" without the operations
 #                   whose outcome waits on an asynchronous completion, and
@@ -25,13 +28,17 @@ set -u
 . "$(dirname "$0")/perf_lib.sh"
 # shellcheck source=tests/ucma_fuzz.sh
 . "$SELFTEST_DIR/tests/ucma_fuzz.sh"
+# shellcheck source=tests/ucmatose.sh
+. "$SELFTEST_DIR/tests/ucmatose.sh"
 
 TRANSPORTS="rxe siw"
 FUZZ_COMMANDS=1000000 FUZZ_SEED=1 FUZZ_SECONDS=1800
 CMTIME_RXE=10000 CMTIME_SIW=2000 CMTIME_SIW_PAR=8 CMTIME_SECONDS=1200
+UCMA_CONNS=1000 UCMA_PAR=8
 DIFF_COMMANDS=20000 DIFF_SEED=1
 perf_args "TRANSPORTS FUZZ_COMMANDS FUZZ_SEED FUZZ_SECONDS CMTIME_RXE CMTIME_SIW
-	   CMTIME_SIW_PAR CMTIME_SECONDS DIFF_COMMANDS DIFF_SEED" "$@"
+	   CMTIME_SIW_PAR CMTIME_SECONDS UCMA_CONNS UCMA_PAR DIFF_COMMANDS
+	   DIFF_SEED" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }
 
 # The strict differential leaves out what starts or waits on asynchronous
@@ -60,6 +67,14 @@ soak_cmtime() {
 	cmtime_pairs "$n" "$per" "$par" "$CMTIME_SECONDS" || return
 	label "$n connections, pairs of $per, $par at a time," \
 		"connect $(cmtime_connect_us "$n") us/conn"
+}
+
+soak_ucmatose() {
+	local per=100
+
+	[ "$T" = siw ] && per=25
+	ucmatose_pairs "$UCMA_CONNS" "$per" "$UCMA_PAR" 900 || return
+	label "$UCMA_CONNS connections, pairs of $per, $UCMA_PAR at a time"
 }
 
 # The differential logs of ORIGIN: WORK/diff-T-ORIGIN-{strict,full}.log,
@@ -141,8 +156,8 @@ diff_compare() { # MODE
 
 PLAN=(build)
 for t in $TRANSPORTS; do
-	PLAN+=("$t.up" "$t.fuzz" "$t.cmtime" "$t.down" "$t.diff.stock" "$t.diff.ours"
-	       "$t.diff.strict" "$t.diff.full")
+	PLAN+=("$t.up" "$t.fuzz" "$t.cmtime" "$t.ucmatose" "$t.down"
+	       "$t.diff.stock" "$t.diff.ours" "$t.diff.strict" "$t.diff.full")
 done
 PLAN+=(stack.unload)
 perf_start "$PERF_RESULTS/work-soak" ${#PLAN[@]}
@@ -154,10 +169,12 @@ for t in $TRANSPORTS; do
 	if [ $BUILD_OK = 1 ] && run_case "$t.up" stack_up ours; then
 		run_case "$t.fuzz" soak_fuzz
 		run_case "$t.cmtime" soak_cmtime
+		run_case "$t.ucmatose" soak_ucmatose
 	else
 		[ $BUILD_OK = 1 ] || case_not_run "$t.up" "build failed"
 		case_not_run "$t.fuzz" "$t.up failed"
 		case_not_run "$t.cmtime" "$t.up failed"
+		case_not_run "$t.ucmatose" "$t.up failed"
 	fi
 	run_case "$t.down" stack_down
 	for o in stock ours; do

@@ -34,29 +34,44 @@ ucmatose_pair_ok() { # SERVER CLIENT
 # concurrent pairs of 25 connections on 4 ports: 100 connections at
 # once through the CM, at most 100 mmap objects per process.
 test_ucmatose() {
-	local pairs=1 per=$UCMA_CONNS i port=7301
-
 	if [ "$T" = siw ]; then
-		pairs=4
-		per=$((UCMA_CONNS / pairs))
+		ucmatose_pairs "$UCMA_CONNS" 25 4 300
+	else
+		ucmatose_pairs "$UCMA_CONNS" "$UCMA_CONNS" 1 300
 	fi
-	for ((i = 0; i < pairs; i++)); do
-		bg "server$i" 300 ucmatose -p $((port + i)) -c "$per" -C 10
+}
+
+# TOTAL connections as server/client pairs of at most PER connections
+# (-C 10), PAR pairs up at a time, each pair checked as above; make soak
+# runs 1000 over siw this way.
+ucmatose_pairs() { # TOTAL PER PAR TMO
+	local total=$1 per=$2 par=$3 tmo=$4 npairs b i n port=7301
+
+	npairs=$(((total + per - 1) / per))
+	for ((b = 0; b < npairs; b += par)); do
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			n=$per
+			[ $(((i + 1) * per)) -gt "$total" ] && n=$((total - i * per))
+			bg "server$i" "$tmo" ucmatose -p $((port + i)) -c "$n" -C 10
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			wait_ready "server$i"
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			n=$per
+			[ $(((i + 1) * per)) -gt "$total" ] && n=$((total - i * per))
+			bg "client$i" "$tmo" ucmatose -s "$ADDR" -p $((port + i)) -c "$n" -C 10
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			wait_bg "client$i" $((tmo + 20))
+		done
+		for ((i = b; i < b + par && i < npairs; i++)); do
+			wait_bg "server$i" 60
+			ucmatose_pair_ok "server$i" "client$i"
+		done
+		failed && return 1
 	done
-	for ((i = 0; i < pairs; i++)); do
-		wait_ready "server$i"
-	done
-	for ((i = 0; i < pairs; i++)); do
-		bg "client$i" 300 ucmatose -s "$ADDR" -p $((port + i)) -c "$per" -C 10
-	done
-	for ((i = 0; i < pairs; i++)); do
-		wait_bg "client$i" 320
-	done
-	for ((i = 0; i < pairs; i++)); do
-		wait_bg "server$i" 60
-		ucmatose_pair_ok "server$i" "client$i"
-	done
-	info "$pairs x $per connections (-C 10) on ports $port..$((port + pairs - 1))"
+	info "$total connections as $npairs pairs of up to $per (-C 10), $par at a time"
 }
 
 # -m: after the data transfers both sides move the listener and every
