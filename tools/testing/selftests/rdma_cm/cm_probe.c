@@ -9,6 +9,11 @@
  *        cm_probe -l -p PORT [-r DATA]
  *          listen on the wildcard address, reject the first request
  *          with private data DATA (default none), print it and exit
+ *        cm_probe -s ADDR -p PORT -A accept|reject
+ *          listen on PORT, connect to ADDR:PORT, and once the request
+ *          is there answer it on the wrong side: accept or reject the
+ *          ACTIVE id while its request is outstanding; print what that
+ *          returned and how long destroying the active id then took
  *
  * Each event is one line:
  *   event NAME status N pdata_len L pdata "TEXT"
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
@@ -70,8 +76,75 @@ static bool expect_event(enum rdma_cm_event_type want)
 	return ok;
 }
 
+static struct rdma_cm_id *listener;
+
+static int listen_on(const char *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(atoi(port)) };
+
+	if (rdma_create_id(chan, &listener, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(listener, (struct sockaddr *)&sin) ||
+	    rdma_listen(listener, 4)) {
+		printf("error: listen: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("listening on port %s\n", port);
+	fflush(stdout);
+	return 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * -A: with the request at our own listener, accept or reject the active
+ * id.  Both must fail or at least leave nothing behind: the destroy that
+ * follows must not wait for a request message the CM still holds.
+ */
+static int answer_active(struct rdma_cm_id *id, const char *what)
+{
+	struct rdma_conn_param param = { .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *req;
+	long t0;
+	int ret;
+
+	ev = next_event();
+	if (!ev)
+		return 1;
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		rdma_ack_cm_event(ev);
+		printf("error: no connect request\n");
+		return 1;
+	}
+	req = ev->id;
+	rdma_ack_cm_event(ev);
+	if (!strcmp(what, "accept"))
+		ret = rdma_accept(id, &param);
+	else
+		ret = rdma_reject(id, NULL, 0);
+	printf("%s on the active id: %d (%s)\n", what, ret ? -errno : 0,
+	       strerror(ret ? errno : 0));
+	t0 = now_ms();
+	rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	printf("destroy of the active id: %ld ms\n", now_ms() - t0);
+	fflush(stdout);
+	rdma_reject(req, NULL, 0);
+	rdma_destroy_id(req);
+	rdma_destroy_id(listener);
+	return 0;
+}
+
 static int run_client(const char *addr, const char *port, const char *data,
-		      int tmo)
+		      int tmo, const char *answer)
 {
 	struct rdma_conn_param param = { .retry_count = 1,
 					 .responder_resources = 1,
@@ -87,6 +160,8 @@ static int run_client(const char *addr, const char *port, const char *data,
 	struct rdma_cm_id *id;
 	struct addrinfo *ai;
 
+	if (answer && listen_on(port))
+		return 1;
 	if (getaddrinfo(addr, port, &hints, &ai)) {
 		printf("error: cannot resolve %s:%s\n", addr, port);
 		return 1;
@@ -120,6 +195,8 @@ static int run_client(const char *addr, const char *port, const char *data,
 		printf("rdma_connect: %d (%s)\n", -errno, strerror(errno));
 		goto out;
 	}
+	if (answer)
+		return answer_active(id, answer);
 	ev = next_event();
 	if (!ev)
 		return 1;
@@ -138,19 +215,11 @@ out:
 
 static int run_server(const char *port, const char *data)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons(atoi(port)) };
 	struct rdma_cm_event *ev;
-	struct rdma_cm_id *id;
 	int ret = 0;
 
-	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(id, (struct sockaddr *)&sin) || rdma_listen(id, 4)) {
-		printf("error: listen: %s\n", strerror(errno));
+	if (listen_on(port))
 		return 1;
-	}
-	printf("listening on port %s\n", port);
-	fflush(stdout);
 	ev = next_event();
 	if (!ev)
 		return 1;
@@ -164,17 +233,17 @@ static int run_server(const char *port, const char *data)
 		rdma_destroy_id(ev->id);
 	}
 	rdma_ack_cm_event(ev);
-	rdma_destroy_id(id);
+	rdma_destroy_id(listener);
 	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL, *port = NULL, *data = NULL;
+	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
 	bool listen = false;
 	int tmo = 2000, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:l")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -192,13 +261,18 @@ int main(int argc, char **argv)
 		case 'l':
 			listen = true;
 			break;
+		case 'A':
+			answer = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (!port || listen == !!addr) {
+	if (!port || listen == !!addr || (answer && listen) ||
+	    (answer && strcmp(answer, "accept") && strcmp(answer, "reject"))) {
 		fprintf(stderr, "usage: cm_probe -s ADDR -p PORT [-d DATA] [-T MS]\n"
-			"       cm_probe -l -p PORT [-r DATA]\n");
+			"       cm_probe -l -p PORT [-r DATA]\n"
+			"       cm_probe -s ADDR -p PORT -A accept|reject\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -206,7 +280,7 @@ int main(int argc, char **argv)
 		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
 		return 1;
 	}
-	ret = listen ? run_server(port, data) : run_client(addr, port, data, tmo);
+	ret = listen ? run_server(port, data) : run_client(addr, port, data, tmo, answer);
 	rdma_destroy_event_channel(chan);
 	return ret;
 }

@@ -50,14 +50,6 @@ done
 
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
-# ucma_fuzz and ucma_fuzz_removal are not in this list: on rxe the fuzzer
-# can leave an ib_cm id whose destroy waits forever ("cm_destroy_id_wait_
-# timeout ... state 0 -> 0, refcnt=1", the fuzzer stuck in close() of a
-# file), which wedges the guest.  Stock rdma_ucm does the same (seed 1,
-# one thread on one file, after 5k to 17k commands), so the reference is
-# lost below rdma_ucm, in stock rdma_cm or ib_cm; until our rdma_cm
-# closes it they run only when named (TESTS="ucma_fuzz", RDMACM_TESTS)
-# and in make soak.
 # nvmeof_rdma runs alone in a boot of its own (qemu/check.sh): lockdep
 # knows one class for every rdma_cm id's handler_mutex, so the NFS
 # client freeing its CQ in a DISCONNECTED handler (handler_mutex, then
@@ -65,10 +57,11 @@ OURS=${RDMACM_OURS:-}
 # (config_sem, then the listener's handler_mutex, while CQ work takes
 # config_sem) close a cycle in one boot: a stock report on two
 # different ids, which also turns lockdep off for the rest of the boot.
-ONLY_BY_NAME=(ucma_fuzz ucma_fuzz_removal nvmeof_rdma)
+ONLY_BY_NAME=(nvmeof_rdma)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
-	   reject_pdata udaddy mckey cmtime rdma_server_client riostream veth
-	   pyverbs iwpm nfs_rdma removal)
+	   reject_pdata answer_active udaddy mckey cmtime rdma_server_client
+	   riostream veth pyverbs iwpm ucma_fuzz ucma_fuzz_removal nfs_rdma
+	   removal)
 
 mode=run
 FILTER=

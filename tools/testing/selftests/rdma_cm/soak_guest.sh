@@ -50,8 +50,10 @@ DIFF_STRICT_X=get_event,poll,chain,resolve_ip,resolve_addr
 
 soak_fuzz() {
 	local n
+	# shellcheck disable=SC2046	# words on purpose
 	run fuzz $((FUZZ_SECONDS + 120)) "$BIN/ucma_fuzz" -s "$FUZZ_SEED" \
-		-n "$FUZZ_COMMANDS" -t 4 -f 4 -a "$ADDR" -T "$(tmo "$FUZZ_SECONDS")"
+		-n "$FUZZ_COMMANDS" -t 4 -f 4 -a "$ADDR" -T "$(tmo "$FUZZ_SECONDS")" \
+		$(ucma_fuzz_args)
 	ucma_fuzz_ok
 	n=$(sed -n 's/^ucma_fuzz: \([0-9]*\) commands (.*/\1/p' fuzz.out)
 	[ "${n:-0}" -ge "$FUZZ_COMMANDS" ] ||
@@ -83,8 +85,8 @@ diff_run() { # ORIGIN
 	local mode log x=()
 	stack_up "$1" || return
 	for mode in strict full; do
-		x=()
-		[ $mode = strict ] && x=(-x "$DIFF_STRICT_X")
+		x=(-x answer_own)
+		[ $mode = strict ] && x=(-x "answer_own,$DIFF_STRICT_X")
 		run "$mode" 600 "$BIN/ucma_fuzz" -s "$DIFF_SEED" -n "$DIFF_COMMANDS" \
 			-t 1 -f 1 -l -a "$ADDR" "${x[@]}"
 		expect_rc "$mode" 0

@@ -25,7 +25,9 @@
  *       differential run against another kernel
  *   -D  device node (default /dev/infiniband/rdma_cm)
  *   -x  never issue these operations (names as in the summary), or
- *       "ib_path": no SET_OPTION RDMA_OPTION_IB_PATH (see tests/ucma_fuzz.sh)
+ *       "ib_path": no SET_OPTION RDMA_OPTION_IB_PATH (see tests/ucma_fuzz.sh),
+ *       or "answer_own": no ACCEPT or REJECT (garbage included) on an id
+ *       this process sent CONNECT on, for stock rdma_cm (see below)
  *
  * Exit status: 0 when every check held, 1 when one failed, 2 on a usage
  * or setup error.
@@ -108,6 +110,7 @@ static struct {
 	int seconds;
 	bool log;
 	bool no_ib_path;
+	bool no_answer_own;
 	const char *dev;
 } opt = {
 	.commands = 100000,
@@ -119,6 +122,7 @@ static struct {
 static atomic_int fds[MAX_FILES];
 static atomic_ullong ids[POOL];	/* (file slot + 1) << 32 | id */
 static atomic_ullong mcs[POOL];
+static atomic_long skipped;
 static atomic_long issued;
 static atomic_long done;
 static atomic_int running;
@@ -337,6 +341,46 @@ static int fill_addr(struct thread *t, void *ss, bool mcast)
 	}
 }
 
+/*
+ * -x answer_own.  Stock rdma_cm lets ACCEPT or REJECT through on the
+ * active side of a connection whose REQ is outstanding: it resets the
+ * ib_cm id to IDLE without cancelling the REQ MAD, and destroying the id
+ * then waits until the MAD's retries run out (~100 s on rxe, far longer
+ * with a large ACK_TIMEOUT: tests/cm_probe.sh, answer_active).  The
+ * option keeps the fuzzer clear of that: an id number is marked before
+ * and after CONNECT on it, and unmarked only where it names a new id
+ * that cannot have been connected yet (CREATE_ID answer, CONNECT_REQUEST
+ * event); a marked id gets no ACCEPT or REJECT.
+ */
+#define MARKS			1048576		/* ids above: never marked */
+static atomic_bool marks[MARKS];
+
+static void mark(__u32 id, bool on)
+{
+	if (opt.no_answer_own && id < MARKS)
+		atomic_store(&marks[id], on);
+}
+
+static bool marked(__u32 id)
+{
+	return opt.no_answer_own && id < MARKS && atomic_load(&marks[id]);
+}
+
+/* The offset of the id in the body of command @cmd, -1 if not marked. */
+static int mark_offset(__u32 cmd)
+{
+	switch (cmd) {
+	case RDMA_USER_CM_CMD_CONNECT:
+		return offsetof(struct rdma_ucm_connect, id);
+	case RDMA_USER_CM_CMD_ACCEPT:
+		return offsetof(struct rdma_ucm_accept, id);
+	case RDMA_USER_CM_CMD_REJECT:
+		return offsetof(struct rdma_ucm_reject, id);
+	default:
+		return -1;
+	}
+}
+
 static double elapsed(void)
 {
 	struct timespec now;
@@ -356,8 +400,10 @@ static void check_event(struct thread *t, struct cmd *c,
 	if (ev->uid && (ev->uid & UID_MASK) != UID_TAG)
 		failure("thread %d: event %u carries uid 0x%llx, not one of ours",
 			t->idx, ev->event, (unsigned long long)ev->uid);
-	if (ev->event == 4 /* CONNECT_REQUEST */)
+	if (ev->event == 4 /* CONNECT_REQUEST */) {
+		mark(ev->id, false);
 		remember(t, ids, ev->id, c->slot);
+	}
 }
 
 /*
@@ -432,8 +478,9 @@ static int run(struct thread *t, struct cmd *c)
 {
 	struct rdma_ucm_cmd_hdr *hdr = (void *)t->cmd;
 	unsigned char *body = t->cmd + sizeof(*hdr);
-	int off = pointer_offset(c->cmd), uoff = uid_offset(c->cmd);
+	int off = pointer_offset(c->cmd), uoff = uid_offset(c->cmd), moff;
 	__u64 ptr = 0, uid = 0;
+	__u32 mid = 0;
 	bool wait;
 	ssize_t ret;
 	int err = 0;
@@ -480,6 +527,16 @@ static int run(struct thread *t, struct cmd *c)
 			break;
 		}
 	}
+	moff = mark_offset(c->cmd);
+	if (moff >= 0) {
+		memcpy(&mid, body + moff, sizeof(mid));
+		if (c->cmd == RDMA_USER_CM_CMD_CONNECT) {
+			mark(mid, true);
+		} else if (marked(mid)) {
+			atomic_fetch_add(&skipped, 1);
+			return -ECANCELED;
+		}
+	}
 	atomic_store(&t->cur_id, c->id);
 	atomic_store(&t->cur_slot, c->slot);
 	memset(t->resp, 0, sizeof(*t->resp));
@@ -518,6 +575,8 @@ static int run(struct thread *t, struct cmd *c)
 	}
 	if (err)
 		return -err;
+	if (c->cmd == RDMA_USER_CM_CMD_CONNECT)
+		mark(mid, true);
 
 	/* look at answers that landed in our buffer */
 	if (c->response != (uintptr_t)t->resp)
@@ -525,6 +584,7 @@ static int run(struct thread *t, struct cmd *c)
 	switch (c->cmd) {
 	case RDMA_USER_CM_CMD_CREATE_ID:
 		t->last_id = t->resp->id.id;
+		mark(t->last_id, false);	/* before others can pick it */
 		remember(t, ids, t->resp->id.id, c->slot);
 		break;
 	case RDMA_USER_CM_CMD_JOIN_IP_MCAST:
@@ -1005,7 +1065,7 @@ static void *map_pages(int n)
 	return p;
 }
 
-/* -x: operations never to issue, by name, and "ib_path". */
+/* -x: operations never to issue, by name, "ib_path" and "answer_own". */
 static int exclude(char *list)
 {
 	char *name, *save = NULL;
@@ -1015,6 +1075,10 @@ static int exclude(char *list)
 	     name = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(name, "ib_path")) {
 			opt.no_ib_path = true;
+			continue;
+		}
+		if (!strcmp(name, "answer_own")) {
+			opt.no_answer_own = true;
 			continue;
 		}
 		for (i = 0; i < NR_OPS; i++)
@@ -1147,6 +1211,9 @@ int main(int argc, char **argv)
 		if (o || e)
 			printf("ucma_fuzz:   %-15s %8ld ok %8ld errors\n", op_names[i], o, e);
 	}
+	if (opt.no_answer_own)
+		printf("ucma_fuzz:   %-15s %8ld\n", "answer_own skip",
+		       atomic_load(&skipped));
 	printf("ucma_fuzz: %ld commands (%ld ok, %ld errors) in %.1f s, %ld check failures\n",
 	       ok + err, ok, err, elapsed(), atomic_load(&failures));
 	return atomic_load(&failures) ? 1 : 0;

@@ -4,8 +4,8 @@
 # files (MIGRATE_ID between them, close() under use) over the transport's
 # device.  Pass: the fuzzer ends by itself with exit code 0 and "0 check
 # failures"; the kernel log is checked for KASAN/lockdep/WARN/kmemleak by
-# the harness as for every test.  Only on our rdma_ucm: the differential
-# run against stock is separate.
+# the harness as for every test.  The differential run against stock is
+# in make soak.
 #
 #   ucma_fuzz          a short run with a fixed seed
 #   ucma_fuzz_removal  the same while `rdma link delete` removes the device
@@ -14,16 +14,24 @@
 #
 # RDMACM_FUZZ_SEED, RDMACM_FUZZ_COMMANDS change the seed (default 1) and
 # the number of commands of ucma_fuzz (default 20000).
+#
+# Stock (rxe and siw): passes, with -x answer_own while rdma_cm is stock
+# (that is, for now, always).  Without it, on rxe, the fuzzer sooner or
+# later accepts or rejects the active side of its own connection while
+# the request is outstanding, and stock rdma_cm leaves ib_cm waiting for
+# the request's retries: close() of the file then takes ~100 s, hours
+# with a large ACK_TIMEOUT (tests/cm_probe.sh, answer_active).
 
 UCMA_FUZZ_SEED=${RDMACM_FUZZ_SEED:-1}
+
+# Extra fuzzer options for the stack loaded now.
+ucma_fuzz_args() {
+	[ "$(mod_origin rdma_cm)" = ours ] || echo "-x answer_own"
+}
 
 # Build the fuzzer into the case directory; false (with a skip or a
 # failure recorded) when it cannot run.
 ucma_fuzz_build() {
-	if [ "$(mod_origin rdma_ucm)" != ours ]; then
-		skip "rdma_ucm is stock: the fuzzer gates our rdma_ucm"
-		return 1
-	fi
 	if ! command -v gcc > /dev/null; then
 		skip "no gcc to build the fuzzer"
 		return 1
@@ -45,16 +53,18 @@ ucma_fuzz_ok() {
 test_ucma_fuzz() {
 	ucma_fuzz_build || return
 	# the fuzzer stops by itself after -T seconds or a stuck command
+	# shellcheck disable=SC2046	# words on purpose
 	run fuzz 150 "$T_DIR/ucma_fuzz" -s "$UCMA_FUZZ_SEED" \
 		-n "${RDMACM_FUZZ_COMMANDS:-20000}" -t 4 -f 4 -a "$ADDR" \
-		-T "$(tmo 100)"
+		-T "$(tmo 100)" $(ucma_fuzz_args)
 	ucma_fuzz_ok
 }
 
 test_ucma_fuzz_removal() {
 	ucma_fuzz_build || return
+	# shellcheck disable=SC2046	# words on purpose
 	bg fuzz 150 "$T_DIR/ucma_fuzz" -s "$((UCMA_FUZZ_SEED + 1))" \
-		-n 10000000 -t 4 -f 4 -a "$ADDR" -T "$(tmo 30)"
+		-n 10000000 -t 4 -f 4 -a "$ADDR" -T "$(tmo 30)" $(ucma_fuzz_args)
 	sleep "$(tmo 8)"
 	run delete 60 rdma link delete "$DEV"
 	expect_rc delete 0
