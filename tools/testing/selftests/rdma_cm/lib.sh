@@ -341,6 +341,36 @@ expect_count() { # NAME ERE N
 	[ "$n" = "$3" ] || fail "$1: $n lines /$2/, expected $3"
 }
 
+# --- client/server pairs ------------------------------------------------------
+
+# TOTAL connections as client/server pairs of at most PER connections,
+# PAR pairs at a time.  FUNC does the work of pair I with N connections:
+#   FUNC server I N   start its server (bg serverI)
+#   FUNC client I N   start its client, once every server of the batch
+#                     is ready (bg clientI)
+#   FUNC check I N    wait for both and check them
+# False after the first batch with a failure.
+pairs_batched() { # TOTAL PER PAR FUNC
+	local total=$1 per=$2 par=$3 fn=$4 npairs b i step
+
+	npairs=$(((total + per - 1) / per))
+	for ((b = 0; b < npairs; b += par)); do
+		for step in server ready client check; do
+			for ((i = b; i < b + par && i < npairs; i++)); do
+				if [ $step = ready ]; then
+					wait_ready "server$i"
+				elif [ $(((i + 1) * per)) -gt "$total" ]; then
+					"$fn" $step "$i" $((total - i * per))
+				else
+					"$fn" $step "$i" "$per"
+				fi
+			done
+		done
+		failed && return 1
+	done
+	return 0
+}
+
 # --- modules ------------------------------------------------------------------
 
 mod_present() { [ -d "/sys/module/$1" ]; }

@@ -2,8 +2,8 @@
 #
 # Helpers of the `make bench` and `make soak` guest jobs (bench_guest.sh,
 # soak_guest.sh), on top of lib.sh: job arguments, building the C tools
-# in the guest, cmtime split into client/server pairs, and the swap
-# between stock and our modules.
+# in the guest, cmtime's connect figure, and the swap between stock and
+# our modules.
 #
 # shellcheck disable=SC2034	# variables used by the files sourcing this
 
@@ -13,6 +13,8 @@ export PATH=$PATH:/usr/sbin:/usr/bin:/sbin:/bin
 export RDMACM_TIMEOUT_SCALE=${RDMACM_TIMEOUT_SCALE:-3}
 # shellcheck source=lib.sh
 . "$SELFTEST_DIR/lib.sh"
+# shellcheck source=tests/cmtime.sh
+. "$SELFTEST_DIR/tests/cmtime.sh"
 
 # Our modules of the runs on "ours": the host's -m (RDMACM_OURS); a list,
 # so that rdma_cm joins once it is more than a skeleton.
@@ -67,41 +69,6 @@ stack_up() { # ORIGIN
 stack_down() {
 	teardown_transport "$T"
 	unload_stack cm
-}
-
-# TOTAL cmtime connections over T, as client/server pairs of at most PER
-# connections, PAR pairs at a time (siw: one process cannot hold much
-# more than 80 QPs, see tests/cmtime.sh).  Each pair must pass as in
-# test_cmtime.  Leaves clientN.out (N from 0) for cmtime_connect_us.
-cmtime_pairs() { # TOTAL PER PAR TMO
-	local total=$1 per=$2 par=$3 tmo=$4 npairs b i n port=7400 re
-
-	npairs=$(((total + per - 1) / per))
-	for ((b = 0; b < npairs; b += par)); do
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			bg "server$i" $((tmo + 60)) cmtime -p $((port + i))
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			wait_ready "server$i"
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			n=$per
-			[ $(((i + 1) * per)) -gt "$total" ] && n=$((total - i * per))
-			bg "client$i" "$tmo" cmtime -s "$ADDR" -p $((port + i)) -c "$n"
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			wait_bg "client$i" $((tmo + 20))
-			stop_bg "server$i"
-			expect_rc "client$i" 0
-			for re in '^step +total ms' '^create id' '^connect +:' '^disconnect'; do
-				expect_out "client$i" "$re"
-			done
-			expect_no_out "client$i" '[Ee]rror|[Ff]ail'
-			expect_no_out "server$i" '[Ee]rror|[Ff]ail'
-		done
-		failed && return 1
-	done
-	return 0
 }
 
 # cmtime's connect step per connection, in us: the clients' "connect"

@@ -16,30 +16,40 @@
 CMTIME_CONNS=100
 
 test_cmtime() {
-	local pairs=1 per=$CMTIME_CONNS i port=7321
-
 	if [ "$T" = siw ]; then
-		pairs=4
-		per=$((CMTIME_CONNS / pairs))
+		cmtime_pairs "$CMTIME_CONNS" 25 4 300 || return
+		label "4 x 25 connections"
+	else
+		cmtime_pairs "$CMTIME_CONNS" "$CMTIME_CONNS" 1 300 || return
+		label "1 x $CMTIME_CONNS connections"
 	fi
-	for ((i = 0; i < pairs; i++)); do
-		bg "server$i" 300 cmtime -p $((port + i))
-	done
-	for ((i = 0; i < pairs; i++)); do
-		wait_ready "server$i"
-	done
-	for ((i = 0; i < pairs; i++)); do
-		bg "client$i" 300 cmtime -s "$ADDR" -p $((port + i)) -c "$per"
-	done
-	for ((i = 0; i < pairs; i++)); do
-		wait_bg "client$i" 320
-		stop_bg "server$i"
-		expect_rc "client$i" 0
-		expect_out "client$i" '^step +total ms'
-		expect_out "client$i" '^create id'
-		expect_out "client$i" '^disconnect'
-		expect_no_out "client$i" '[Ee]rror|[Ff]ail'
-		expect_no_out "server$i" '[Ee]rror|[Ff]ail'
-	done
-	label "$pairs x $per connections"
+}
+
+# TOTAL cmtime connections over T, as client/server pairs of at most PER
+# connections, PAR pairs at a time (siw: one process cannot hold much
+# more than 80 QPs, see above); make bench and make soak use it too.
+# Leaves clientN.out (N from 0) for cmtime_connect_us (perf_lib.sh).
+cmtime_pairs() { # TOTAL PER PAR TMO
+	local tmo=$4 port=7400
+
+	pairs_batched "$1" "$2" "$3" cmtime_pair
+}
+
+cmtime_pair() { # STEP I N: see pairs_batched
+	local re
+
+	case $1 in
+	server) bg "server$2" $((tmo + 60)) cmtime -p $((port + $2)) ;;
+	client) bg "client$2" "$tmo" cmtime -s "$ADDR" -p $((port + $2)) -c "$3" ;;
+	check)
+		wait_bg "client$2" $((tmo + 20))
+		stop_bg "server$2"
+		expect_rc "client$2" 0
+		for re in '^step +total ms' '^create id' '^connect +:' '^disconnect'; do
+			expect_out "client$2" "$re"
+		done
+		expect_no_out "client$2" '[Ee]rror|[Ff]ail'
+		expect_no_out "server$2" '[Ee]rror|[Ff]ail'
+		;;
+	esac
 }

@@ -43,35 +43,24 @@ test_ucmatose() {
 
 # TOTAL connections as server/client pairs of at most PER connections
 # (-C 10), PAR pairs up at a time, each pair checked as above; make soak
-# runs 1000 over siw this way.
+# runs 1000 over rxe and siw this way.
 ucmatose_pairs() { # TOTAL PER PAR TMO
-	local total=$1 per=$2 par=$3 tmo=$4 npairs b i n port=7301
+	local tmo=$4 port=7301
 
-	npairs=$(((total + per - 1) / per))
-	for ((b = 0; b < npairs; b += par)); do
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			n=$per
-			[ $(((i + 1) * per)) -gt "$total" ] && n=$((total - i * per))
-			bg "server$i" "$tmo" ucmatose -p $((port + i)) -c "$n" -C 10
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			wait_ready "server$i"
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			n=$per
-			[ $(((i + 1) * per)) -gt "$total" ] && n=$((total - i * per))
-			bg "client$i" "$tmo" ucmatose -s "$ADDR" -p $((port + i)) -c "$n" -C 10
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			wait_bg "client$i" $((tmo + 20))
-		done
-		for ((i = b; i < b + par && i < npairs; i++)); do
-			wait_bg "server$i" 60
-			ucmatose_pair_ok "server$i" "client$i"
-		done
-		failed && return 1
-	done
-	info "$total connections as $npairs pairs of up to $per (-C 10), $par at a time"
+	pairs_batched "$1" "$2" "$3" ucmatose_pair || return
+	info "$1 connections as pairs of up to $2 (-C 10), $3 at a time"
+}
+
+ucmatose_pair() { # STEP I N: see pairs_batched
+	case $1 in
+	server) bg "server$2" "$tmo" ucmatose -p $((port + $2)) -c "$3" -C 10 ;;
+	client) bg "client$2" "$tmo" ucmatose -s "$ADDR" -p $((port + $2)) -c "$3" -C 10 ;;
+	check)
+		wait_bg "client$2" $((tmo + 20))
+		wait_bg "server$2" 60
+		ucmatose_pair_ok "server$2" "client$2"
+		;;
+	esac
 }
 
 # -m: after the data transfers both sides move the listener and every
