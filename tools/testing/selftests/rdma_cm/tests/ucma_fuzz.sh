@@ -18,9 +18,10 @@
 # Stock (rxe and siw): passes, with -x answer_own while rdma_cm is stock
 # (that is, for now, always).  Without it, on rxe, the fuzzer sooner or
 # later accepts or rejects the active side of its own connection while
-# the request is outstanding, and stock rdma_cm leaves ib_cm waiting for
-# the request's retries: close() of the file then takes ~100 s, hours
-# with a large ACK_TIMEOUT (tests/cm_probe.sh, answer_active).
+# the request is outstanding (or answers a request twice), and stock
+# rdma_cm leaves ib_cm waiting for the request's (reply's) retries:
+# close() of the file then takes 60-100 s, hours with a large
+# ACK_TIMEOUT (tests/cm_probe.sh, answer_active).
 
 UCMA_FUZZ_SEED=${RDMACM_FUZZ_SEED:-1}
 
