@@ -28,7 +28,10 @@
  *       "ib_path": no SET_OPTION RDMA_OPTION_IB_PATH (see tests/ucma_fuzz.sh),
  *       or "answer_own": no ACCEPT or REJECT (garbage included) on an id
  *       this process sent CONNECT on, and at most one on any other id,
- *       for stock rdma_cm (see below)
+ *       for stock rdma_cm (see below), or "stock_lax": outside garbage,
+ *       nothing stock takes and we refuse on purpose (hdr.in below the
+ *       command's size, RDMA_PS_IB with a QP type ib_cm has no use for,
+ *       MIGRATE_ID with hdr.out below 4)
  *
  * Exit status: 0 when every check held, 1 when one failed, 2 on a usage
  * or setup error.
@@ -112,6 +115,7 @@ static struct {
 	bool log;
 	bool no_ib_path;
 	bool no_answer_own;
+	bool no_stock_lax;
 	const char *dev;
 } opt = {
 	.commands = 100000,
@@ -532,6 +536,23 @@ static int run(struct thread *t, struct cmd *c)
 			break;
 		}
 	}
+	/*
+	 * For a differential run: stock reads on past a short hdr.in,
+	 * takes any QP type in RDMA_PS_IB and writes MIGRATE_ID's answer
+	 * whatever hdr.out says, where we refuse on purpose.
+	 */
+	if (opt.no_stock_lax && c->op != OP_GARBAGE) {
+		struct rdma_ucm_create_id *b = (void *)body;
+
+		if (hdr->in < c->in)
+			hdr->in = c->in;
+		if (c->cmd == RDMA_USER_CM_CMD_MIGRATE_ID && hdr->out < 4)
+			hdr->out = 4;
+		if (c->cmd == RDMA_USER_CM_CMD_CREATE_ID && b->ps == RDMA_PS_IB &&
+		    !(b->qp_type >= 2 && b->qp_type <= 4) &&
+		    b->qp_type != 9 && b->qp_type != 10)
+			b->qp_type = 2;		/* RC */
+	}
 	moff = mark_offset(c->cmd);
 	if (moff >= 0) {
 		memcpy(&mid, body + moff, sizeof(mid));
@@ -565,6 +586,11 @@ static int run(struct thread *t, struct cmd *c)
 		       atomic_load(&issued), t->idx, op_names[c->op], c->slot,
 		       c->id, hdr->cmd, hdr->in, hdr->out, c->len,
 		       err ? strerror(err) : "ok");
+		if (hdr->cmd == RDMA_USER_CM_CMD_CREATE_ID) {
+			struct rdma_ucm_create_id *b = (void *)body;
+
+			printf(" ps=%u qp=%u", b->ps, b->qp_type);
+		}
 		if (!err && c->response == (uintptr_t)t->resp &&
 		    (hdr->cmd == RDMA_USER_CM_CMD_CREATE_ID ||
 		     hdr->cmd == RDMA_USER_CM_CMD_JOIN_IP_MCAST ||
@@ -1070,7 +1096,7 @@ static void *map_pages(int n)
 	return p;
 }
 
-/* -x: operations never to issue, by name, "ib_path" and "answer_own". */
+/* -x: operations never to issue, by name, and the named behaviours. */
 static int exclude(char *list)
 {
 	char *name, *save = NULL;
@@ -1084,6 +1110,10 @@ static int exclude(char *list)
 		}
 		if (!strcmp(name, "answer_own")) {
 			opt.no_answer_own = true;
+			continue;
+		}
+		if (!strcmp(name, "stock_lax")) {
+			opt.no_stock_lax = true;
 			continue;
 		}
 		for (i = 0; i < NR_OPS; i++)
