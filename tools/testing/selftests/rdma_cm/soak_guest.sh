@@ -137,7 +137,7 @@ diff_compare() { # MODE
 			}
 			return l
 		}
-		function field(l, name,   m) {
+		function field(l, name) {
 			if (match(l, " " name "=[0-9]+"))
 				return substr(l, RSTART + length(name) + 2, RLENGTH - length(name) - 2) + 0
 			return -1
