@@ -1249,6 +1249,8 @@ int main(int argc, char **argv)
 	if (opt.no_answer_own)
 		printf("ucma_fuzz:   %-15s %8ld\n", "answer_own skip",
 		       atomic_load(&skipped));
+	/* an operation issues one command, several (a chain) or none */
+	printf("ucma_fuzz: %ld operations\n", atomic_load(&done));
 	printf("ucma_fuzz: %ld commands (%ld ok, %ld errors) in %.1f s, %ld check failures\n",
 	       ok + err, ok, err, elapsed(), atomic_load(&failures));
 	return atomic_load(&failures) ? 1 : 0;
