@@ -1,100 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The rdma_cm kernel API.
+ * The rdma_cm kernel API not written yet.
  *
- * Skeleton: the id core is not there yet, so no id can be created and
- * every operation on an id fails with -EOPNOTSUPP (or does nothing when
- * it cannot fail).  Functions that need no id state beyond the public
- * struct rdma_cm_id fields are implemented.
+ * Ids, their settings and bind exist (cma_id.c, cma_bind.c); address and
+ * route resolution, the transports, listen and multicast do not, so the
+ * operations below fail with -EOPNOTSUPP (or do nothing when they cannot
+ * fail).  Functions that need no id state beyond the public struct
+ * rdma_cm_id fields are implemented.
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
-
-/**
- * __rdma_create_kernel_id - Create an RDMA CM id for a kernel consumer.
- * @net: network namespace the id's addresses belong to
- * @event_handler: consumer callback for the id's events
- * @context: consumer context stored in the id
- * @ps: RDMA port space
- * @qp_type: type of the QP the id will be used with
- * @caller: name of the creating module, for resource tracking
- *
- * Use the rdma_create_id() wrapper, which passes KBUILD_MODNAME as @caller.
- *
- * Return: the new id, or an ERR_PTR().
- */
-struct rdma_cm_id *
-__rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
-			void *context, enum rdma_ucm_port_space ps,
-			enum ib_qp_type qp_type, const char *caller)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-EXPORT_SYMBOL(__rdma_create_kernel_id);
-
-/**
- * rdma_create_user_id - Create an RDMA CM id on behalf of user space.
- * @event_handler: consumer callback for the id's events
- * @context: consumer context stored in the id
- * @ps: RDMA port space
- * @qp_type: type of the QP the id will be used with
- *
- * The id lives in the caller's network namespace.
- *
- * Return: the new id, or an ERR_PTR().
- */
-struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
-				       void *context,
-				       enum rdma_ucm_port_space ps,
-				       enum ib_qp_type qp_type)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-EXPORT_SYMBOL(rdma_create_user_id);
-
-/**
- * rdma_destroy_id - Destroy an RDMA CM id.
- * @id: the id
- *
- * Cancels the id's pending operations and waits for its event handler to
- * finish.  Must not be called from @id's own event handler.
- */
-void rdma_destroy_id(struct rdma_cm_id *id)
-{
-	/* No id can have been created, so there is nothing to release. */
-}
-EXPORT_SYMBOL(rdma_destroy_id);
-
-/**
- * rdma_lock_handler - Serialise against @id's event handler.
- * @id: the id
- */
-void rdma_lock_handler(struct rdma_cm_id *id)
-{
-}
-EXPORT_SYMBOL(rdma_lock_handler);
-
-/**
- * rdma_unlock_handler - Release the lock taken by rdma_lock_handler().
- * @id: the id
- */
-void rdma_unlock_handler(struct rdma_cm_id *id)
-{
-}
-EXPORT_SYMBOL(rdma_unlock_handler);
-
-/**
- * rdma_bind_addr - Bind an id to a local address.
- * @id: the id
- * @addr: local address; a specific address also binds the id to a device
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_bind_addr);
 
 /**
  * rdma_resolve_addr - Resolve a destination address to an RDMA address.
@@ -402,68 +317,6 @@ void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 EXPORT_SYMBOL(rdma_leave_multicast);
 
 /**
- * rdma_set_service_type - Set the type of service of an id's connections.
- * @id: the id
- * @tos: type of service
- */
-void rdma_set_service_type(struct rdma_cm_id *id, int tos)
-{
-}
-EXPORT_SYMBOL(rdma_set_service_type);
-
-/**
- * rdma_set_reuseaddr - Allow or forbid reuse of the id's address.
- * @id: the id
- * @reuse: non-zero to allow reuse
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_set_reuseaddr);
-
-/**
- * rdma_set_afonly - Restrict an IPv6 id to IPv6 traffic.
- * @id: the id, not yet listening
- * @afonly: non-zero to refuse IPv4-mapped addresses
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_set_afonly);
-
-/**
- * rdma_set_ack_timeout - Override the QP local ACK timeout.
- * @id: an id of an RC or XRC initiator QP
- * @timeout: the IB timeout exponent
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_set_ack_timeout);
-
-/**
- * rdma_set_min_rnr_timer - Override the QP minimum RNR NAK timer.
- * @id: an id of an RC or XRC target QP
- * @min_rnr_timer: the 5-bit IB RNR timer encoding
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_set_min_rnr_timer);
-
-/**
  * rdma_iw_cm_id - The iWARP CM id underlying an RDMA CM id.
  * @cm_id: the id
  *
@@ -474,15 +327,3 @@ struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *cm_id)
 	return NULL;
 }
 EXPORT_SYMBOL(rdma_iw_cm_id);
-
-/**
- * rdma_res_to_id - The RDMA CM id owning a resource tracking entry.
- * @res: an RDMA_RESTRACK_CM_ID entry
- *
- * Return: the id, or NULL when @res does not belong to this module.
- */
-struct rdma_cm_id *rdma_res_to_id(struct rdma_restrack_entry *res)
-{
-	return NULL;
-}
-EXPORT_SYMBOL(rdma_res_to_id);

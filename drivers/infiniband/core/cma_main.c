@@ -4,21 +4,12 @@
  */
 #include <linux/init.h>
 #include <linux/module.h>
-#include <rdma/ib_verbs.h>
 
 #include "cma_priv.h"
 
 MODULE_AUTHOR("rdma_cm project");
 MODULE_DESCRIPTION("Generic RDMA CM Agent");
 MODULE_LICENSE("Dual BSD/GPL");
-
-/*
- * Same client name as the stock module, so ib_core and its tools see the
- * familiar "cma".  Per-device callbacks arrive with the id core.
- */
-static struct ib_client cma_client = {
-	.name = "cma",
-};
 
 static int __init cma_init(void)
 {
@@ -28,7 +19,7 @@ static int __init cma_init(void)
 	if (ret)
 		return ret;
 
-	ret = ib_register_client(&cma_client);
+	ret = cma_dev_init();
 	if (ret)
 		goto err_ps;
 
@@ -39,7 +30,7 @@ static int __init cma_init(void)
 	return 0;
 
 err_unregister:
-	ib_unregister_client(&cma_client);
+	cma_dev_exit();
 err_ps:
 	cma_ps_exit();
 	return ret;
@@ -48,7 +39,7 @@ err_ps:
 static void __exit cma_cleanup(void)
 {
 	cma_configfs_exit();
-	ib_unregister_client(&cma_client);
+	cma_dev_exit();
 	cma_ps_exit();
 }
 

@@ -272,6 +272,47 @@ struct cma_transport_ops {
 	u8 req_pdata_max;
 };
 
+/*
+ * A device the "cma" ib_client was added to: one with at least one port
+ * a transport serves.  @id_list holds the ids attached to it (bound,
+ * resolved, connected, per-device listeners); each holds a reference,
+ * and device removal waits for the last one.
+ */
+struct cma_device {
+	struct list_head	list;		/* on the device list */
+	struct ib_device	*device;
+	refcount_t		refcount;
+	struct completion	comp;		/* last reference dropped */
+	spinlock_t		id_lock;	/* @id_list */
+	struct list_head	id_list;	/* rdma_id_private.device_item */
+	enum ib_gid_type	*default_gid_type;	/* per port */
+	u8			*default_roce_tos;	/* per port */
+};
+
+/* cma_dev.c: the "cma" ib_client and the device list. */
+int __init cma_dev_init(void);
+void cma_dev_exit(void);
+void cma_dev_put(struct cma_device *cma_dev);
+int cma_dev_acquire_by_src(struct rdma_id_private *id_priv);
+void cma_dev_release(struct rdma_id_private *id_priv);
+const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
+						 u32 port);
+
+/* cma_id.c: id lifecycle and event delivery. */
+struct rdma_id_private *cma_id_alloc(struct net *net,
+				     rdma_cm_event_handler event_handler,
+				     void *context, enum rdma_ucm_port_space ps,
+				     enum ib_qp_type qp_type,
+				     const struct rdma_id_private *parent);
+void cma_id_get(struct rdma_id_private *id_priv);
+void cma_id_put(struct rdma_id_private *id_priv);
+int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event);
+void cma_destroy_handler_unlock(struct rdma_id_private *id_priv);
+void cma_remove_id(struct rdma_id_private *id_priv);
+
+/* cma_bind.c: binding to a local address. */
+int cma_get_port(struct rdma_id_private *id_priv);
+
 /* cma_state.c: the id state machine. */
 bool cma_state_legal(enum rdma_cm_state from, enum rdma_cm_state to);
 const char *cma_state_name(enum rdma_cm_state state);

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The "cma" ib_client: the devices rdma_cm serves, attaching ids to a
+ * device port, and device removal.
+ *
+ * The device list has its own mutex, taken only by bind, device add and
+ * device removal.  Each device keeps the ids attached to it on a list
+ * under a per-device spinlock, so attaching and releasing ids on one
+ * device does not serialise against another device or against lookups.
+ */
+#include <linux/bitops.h>
+#include <linux/if_arp.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "core_priv.h"
+#include "cma_priv.h"
+
+static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list */
+static LIST_HEAD(cma_dev_list);
+
+static int cma_add_one(struct ib_device *device);
+static void cma_remove_one(struct ib_device *device, void *client_data);
+
+/* Same client name as the stock module: ib_core's tools show "cma". */
+static struct ib_client cma_client = {
+	.name	= "cma",
+	.add	= cma_add_one,
+	.remove	= cma_remove_one,
+};
+
+/**
+ * cma_transport_of - The transport switch entry serving a device port.
+ * @device: the device
+ * @port: a port of @device
+ *
+ * This is the one place that looks at a port's capabilities; ids keep
+ * the table they got here.
+ *
+ * Return: the port's table; NULL while that transport's table is not
+ * there yet, which leaves every transport operation unsupported.
+ */
+const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
+						 u32 port)
+{
+	return NULL;
+}
+
+static bool cma_port_served(struct ib_device *device, u32 port)
+{
+	return rdma_cap_ib_cm(device, port) || rdma_cap_iw_cm(device, port);
+}
+
+void cma_dev_put(struct cma_device *cma_dev)
+{
+	if (refcount_dec_and_test(&cma_dev->refcount))
+		complete(&cma_dev->comp);
+}
+
+static void cma_dev_free(struct cma_device *cma_dev)
+{
+	kfree(cma_dev->default_roce_tos);
+	kfree(cma_dev->default_gid_type);
+	kfree(cma_dev);
+}
+
+static int cma_add_one(struct ib_device *device)
+{
+	u32 start = rdma_start_port(device);
+	struct cma_device *cma_dev;
+	bool served = false;
+	u32 port;
+
+	rdma_for_each_port(device, port)
+		served |= cma_port_served(device, port);
+	if (!served)
+		return -EOPNOTSUPP;
+
+	cma_dev = kzalloc(sizeof(*cma_dev), GFP_KERNEL);
+	if (!cma_dev)
+		return -ENOMEM;
+	cma_dev->device = device;
+	cma_dev->default_gid_type = kcalloc(rdma_end_port(device) - start + 1,
+					    sizeof(*cma_dev->default_gid_type),
+					    GFP_KERNEL);
+	cma_dev->default_roce_tos = kcalloc(rdma_end_port(device) - start + 1,
+					    sizeof(*cma_dev->default_roce_tos),
+					    GFP_KERNEL);
+	if (!cma_dev->default_gid_type || !cma_dev->default_roce_tos) {
+		cma_dev_free(cma_dev);
+		return -ENOMEM;
+	}
+
+	/* RoCE v2 where the port has it, as stock rdma_cm defaults. */
+	rdma_for_each_port(device, port) {
+		unsigned long types = roce_gid_type_mask_support(device, port);
+		enum ib_gid_type *def = &cma_dev->default_gid_type[port - start];
+
+		if (types & BIT(IB_GID_TYPE_ROCE_UDP_ENCAP))
+			*def = IB_GID_TYPE_ROCE_UDP_ENCAP;
+		else if (types)
+			*def = __ffs(types);
+		else
+			*def = IB_GID_TYPE_IB;
+	}
+
+	refcount_set(&cma_dev->refcount, 1);
+	init_completion(&cma_dev->comp);
+	spin_lock_init(&cma_dev->id_lock);
+	INIT_LIST_HEAD(&cma_dev->id_list);
+	ib_set_client_data(device, &cma_client, cma_dev);
+
+	mutex_lock(&cma_dev_mutex);
+	list_add_tail(&cma_dev->list, &cma_dev_list);
+	mutex_unlock(&cma_dev_mutex);
+	return 0;
+}
+
+static void cma_remove_one(struct ib_device *device, void *client_data)
+{
+	struct cma_device *cma_dev = client_data;
+	struct rdma_id_private *id_priv;
+
+	/* No new id can find the device after this. */
+	mutex_lock(&cma_dev_mutex);
+	list_del(&cma_dev->list);
+	mutex_unlock(&cma_dev_mutex);
+
+	spin_lock(&cma_dev->id_lock);
+	while (!list_empty(&cma_dev->id_list)) {
+		id_priv = list_first_entry(&cma_dev->id_list,
+					   struct rdma_id_private, device_item);
+		list_del_init(&id_priv->device_item);
+		cma_id_get(id_priv);
+		spin_unlock(&cma_dev->id_lock);
+
+		cma_remove_id(id_priv);
+
+		spin_lock(&cma_dev->id_lock);
+	}
+	spin_unlock(&cma_dev->id_lock);
+
+	/* Each id still holds the device until its consumer destroys it. */
+	cma_dev_put(cma_dev);
+	wait_for_completion(&cma_dev->comp);
+	cma_dev_free(cma_dev);
+}
+
+/*
+ * The GID entry of @port that the id's source address stands for, with
+ * a reference, or an ERR_PTR() if the port does not carry it.
+ */
+static const struct ib_gid_attr *
+cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
+		  u32 port, const union ib_gid *gid)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct ib_device *device = cma_dev->device;
+	enum ib_gid_type gid_type = IB_GID_TYPE_IB;
+	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev = NULL;
+	bool ib_addr = dev_addr->dev_type == ARPHRD_INFINIBAND;
+
+	if (!cma_port_served(device, port))
+		return ERR_PTR(-ENODEV);
+	if (!rdma_dev_access_netns(device, cma_id_net(id_priv)))
+		return ERR_PTR(-ENODEV);
+	/* An IPoIB address needs an IB port, any other address a non-IB one. */
+	if (ib_addr != rdma_protocol_ib(device, port))
+		return ERR_PTR(-ENODEV);
+
+	if (dev_addr->dev_type == ARPHRD_ETHER &&
+	    rdma_protocol_roce(device, port)) {
+		ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+		if (!ndev)
+			return ERR_PTR(-ENODEV);
+		gid_type = cma_dev->default_gid_type[port -
+						     rdma_start_port(device)];
+	}
+	sgid_attr = rdma_find_gid_by_port(device, gid, gid_type, port, ndev);
+	dev_put(ndev);
+	return sgid_attr;
+}
+
+static void cma_dev_attach(struct rdma_id_private *id_priv,
+			   struct cma_device *cma_dev, u32 port,
+			   const struct ib_gid_attr *sgid_attr)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct ib_device *device = cma_dev->device;
+
+	refcount_inc(&cma_dev->refcount);
+	id_priv->cma_dev = cma_dev;
+	id_priv->id.device = device;
+	id_priv->id.port_num = port;
+	id_priv->gid_type = sgid_attr->gid_type;
+	dev_addr->sgid_attr = sgid_attr;
+	dev_addr->transport = rdma_node_get_transport(device->node_type);
+
+	spin_lock(&cma_dev->id_lock);
+	list_add_tail(&id_priv->device_item, &cma_dev->id_list);
+	spin_unlock(&cma_dev->id_lock);
+}
+
+/**
+ * cma_dev_acquire_by_src - Attach an id to the device port of its source.
+ * @id_priv: an id whose dev_addr was filled from its source address
+ *	(rdma_translate_ip() or an AF_IB GID)
+ *
+ * Takes the first served port whose GID table holds the source: the GID
+ * of the address for IB and iWARP, the IP-derived GID on the netdev the
+ * address lives on for RoCE.  The id also gets the port's transport.
+ *
+ * Return: 0, -EINVAL for an RDMA_PS_IPOIB id on a non-IPoIB address,
+ * -EBUSY if the id already has another transport, or -ENODEV if no port
+ * carries the address.
+ */
+int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	const struct ib_gid_attr *sgid_attr;
+	struct cma_device *cma_dev;
+	union ib_gid gid, iboe_gid;
+	int ret = -ENODEV;
+	u32 port;
+
+	if (dev_addr->dev_type != ARPHRD_INFINIBAND &&
+	    id_priv->id.ps == RDMA_PS_IPOIB)
+		return -EINVAL;
+
+	rdma_addr_get_sgid(dev_addr, &gid);
+	memset(&iboe_gid, 0, sizeof(iboe_gid));
+	rdma_ip2gid(cma_src_addr(id_priv), &iboe_gid);
+
+	mutex_lock(&cma_dev_mutex);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		rdma_for_each_port(cma_dev->device, port) {
+			bool roce = rdma_protocol_roce(cma_dev->device, port);
+
+			sgid_attr = cma_validate_port(id_priv, cma_dev, port,
+						      roce ? &iboe_gid : &gid);
+			if (IS_ERR(sgid_attr))
+				continue;
+			ret = cma_set_transport(id_priv,
+						cma_transport_of(cma_dev->device,
+								 port));
+			if (ret) {
+				rdma_put_gid_attr(sgid_attr);
+				goto out;
+			}
+			cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
+			goto out;
+		}
+	}
+out:
+	mutex_unlock(&cma_dev_mutex);
+	return ret;
+}
+
+/**
+ * cma_dev_release - Detach an id from its device.
+ * @id_priv: the id; nothing of it may be in use on the device any more
+ *
+ * Does nothing for an id without a device.
+ */
+void cma_dev_release(struct rdma_id_private *id_priv)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct cma_device *cma_dev = id_priv->cma_dev;
+
+	if (!cma_dev)
+		return;
+
+	spin_lock(&cma_dev->id_lock);
+	list_del_init(&id_priv->device_item);
+	spin_unlock(&cma_dev->id_lock);
+
+	if (dev_addr->sgid_attr) {
+		rdma_put_gid_attr(dev_addr->sgid_attr);
+		dev_addr->sgid_attr = NULL;
+	}
+	id_priv->cma_dev = NULL;
+	id_priv->id.device = NULL;
+	cma_dev_put(cma_dev);
+}
+
+int __init cma_dev_init(void)
+{
+	return ib_register_client(&cma_client);
+}
+
+void cma_dev_exit(void)
+{
+	ib_unregister_client(&cma_client);
+}

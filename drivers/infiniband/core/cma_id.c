@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The id: creation, references, destruction, event delivery, and the
+ * per-id settings consumers may change.
+ */
+#include "cma_abi.h"
+#include "cma_priv.h"
+
+void cma_id_get(struct rdma_id_private *id_priv)
+{
+	refcount_inc(&id_priv->refcount);
+}
+
+void cma_id_put(struct rdma_id_private *id_priv)
+{
+	if (refcount_dec_and_test(&id_priv->refcount))
+		complete(&id_priv->comp);
+}
+
+/**
+ * cma_id_alloc - Allocate and initialise an id.
+ * @net: the id's network namespace; the id takes a reference
+ * @event_handler: consumer callback
+ * @context: consumer context
+ * @ps: port space
+ * @qp_type: QP type
+ * @parent: the listener of a passive id, whose owner the new id inherits
+ *	for resource tracking; NULL otherwise (the caller names the owner)
+ *
+ * Return: the id in IDLE, or NULL without memory.
+ */
+struct rdma_id_private *cma_id_alloc(struct net *net,
+				     rdma_cm_event_handler event_handler,
+				     void *context, enum rdma_ucm_port_space ps,
+				     enum ib_qp_type qp_type,
+				     const struct rdma_id_private *parent)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = kzalloc(sizeof(*id_priv), GFP_KERNEL);
+	if (!id_priv)
+		return NULL;
+
+	id_priv->id.context = context;
+	id_priv->id.event_handler = event_handler;
+	id_priv->id.ps = ps;
+	id_priv->id.qp_type = qp_type;
+	id_priv->gid_type = IB_GID_TYPE_IB;
+	cma_state_init(id_priv, RDMA_CM_IDLE);
+	spin_lock_init(&id_priv->lock);
+	mutex_init(&id_priv->qp_mutex);
+	mutex_init(&id_priv->handler_mutex);
+	init_completion(&id_priv->comp);
+	refcount_set(&id_priv->refcount, 1);
+	INIT_HLIST_NODE(&id_priv->bind_node);
+	INIT_LIST_HEAD(&id_priv->device_item);
+	INIT_LIST_HEAD(&id_priv->listen_list);
+	INIT_LIST_HEAD(&id_priv->mc_list);
+	/* IB SIDR request ids are 24 bits on the wire in stock peers' use. */
+	id_priv->seq_num = get_random_u32() & 0x00ffffff;
+
+	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);
+	if (parent)
+		rdma_restrack_parent_name(&id_priv->res, &parent->res);
+	id_priv->id.route.addr.dev_addr.net = get_net(net);
+	return id_priv;
+}
+
+/**
+ * __rdma_create_kernel_id - Create an RDMA CM id for a kernel consumer.
+ * @net: network namespace the id's addresses belong to
+ * @event_handler: consumer callback for the id's events
+ * @context: consumer context stored in the id
+ * @ps: RDMA port space
+ * @qp_type: type of the QP the id will be used with
+ * @caller: name of the creating module, for resource tracking
+ *
+ * Use the rdma_create_id() wrapper, which passes KBUILD_MODNAME as @caller.
+ * The id holds a reference on @net until it is destroyed.
+ *
+ * Return: the new id, or an ERR_PTR().
+ */
+struct rdma_cm_id *
+__rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
+			void *context, enum rdma_ucm_port_space ps,
+			enum ib_qp_type qp_type, const char *caller)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = cma_id_alloc(net, event_handler, context, ps, qp_type, NULL);
+	if (!id_priv)
+		return ERR_PTR(-ENOMEM);
+	rdma_restrack_set_name(&id_priv->res, caller);
+	return &id_priv->id;
+}
+EXPORT_SYMBOL(__rdma_create_kernel_id);
+
+/**
+ * rdma_create_user_id - Create an RDMA CM id on behalf of user space.
+ * @event_handler: consumer callback for the id's events
+ * @context: consumer context stored in the id
+ * @ps: RDMA port space
+ * @qp_type: type of the QP the id will be used with
+ *
+ * The id lives in the caller's network namespace and is accounted to
+ * the calling task.
+ *
+ * Return: the new id, or an ERR_PTR().
+ */
+struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
+				       void *context,
+				       enum rdma_ucm_port_space ps,
+				       enum ib_qp_type qp_type)
+{
+	struct rdma_id_private *id_priv;
+
+	id_priv = cma_id_alloc(current->nsproxy->net_ns, event_handler,
+			       context, ps, qp_type, NULL);
+	if (!id_priv)
+		return ERR_PTR(-ENOMEM);
+	rdma_restrack_set_name(&id_priv->res, NULL);
+	return &id_priv->id;
+}
+EXPORT_SYMBOL(rdma_create_user_id);
+
+/*
+ * Release everything an id holds, once its state is DESTROYING and
+ * nothing can start new work on it: the transport's id, the device, the
+ * port, then wait for the last reference and free.
+ */
+static void cma_id_teardown(struct rdma_id_private *id_priv)
+{
+	struct net *net = cma_id_net(id_priv);
+
+	if (id_priv->xprt && id_priv->xprt->destroy)
+		id_priv->xprt->destroy(id_priv);
+	rdma_restrack_del(&id_priv->res);
+	cma_dev_release(id_priv);
+	cma_ps_put_port(cma_ps_table(net), id_priv);
+
+	cma_id_put(id_priv);
+	wait_for_completion(&id_priv->comp);
+
+	kfree(id_priv->id.route.path_rec);
+	kfree(id_priv->id.route.path_rec_inbound);
+	kfree(id_priv->id.route.path_rec_outbound);
+	put_net(net);
+	kfree(id_priv);
+}
+
+/**
+ * cma_destroy_handler_unlock - Destroy an id whose handler_mutex is held.
+ * @id_priv: the id; the caller holds its handler_mutex and no reference
+ *	of its own beyond the consumer's
+ *
+ * Used by rdma_destroy_id() and when an event handler returns non-zero.
+ * Releases handler_mutex; on return the id is freed.
+ */
+void cma_destroy_handler_unlock(struct rdma_id_private *id_priv)
+{
+	enum rdma_cm_state state;
+
+	state = cma_exch(id_priv, RDMA_CM_DESTROYING);
+	mutex_unlock(&id_priv->handler_mutex);
+	/* A second destroy of one id: the consumer's bug, not a crash. */
+	if (WARN_ON_ONCE(state == RDMA_CM_DESTROYING))
+		return;
+	cma_id_teardown(id_priv);
+}
+
+/**
+ * cma_deliver - Hand an event to the id's consumer.
+ * @id_priv: the id, with its handler_mutex held
+ * @event: the event
+ *
+ * Return: the handler's return; non-zero asks the caller to destroy the
+ * id with cma_destroy_handler_unlock() once it dropped its references.
+ */
+int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event)
+{
+	lockdep_assert_held(&id_priv->handler_mutex);
+	return id_priv->id.event_handler(&id_priv->id, event);
+}
+
+/**
+ * cma_remove_id - Tell an id that its device is going away.
+ * @id_priv: the id, taken off its device's list with a reference that
+ *	this function drops
+ *
+ * DEVICE_REMOVAL is the id's last event.  An id already being destroyed
+ * gets nothing.
+ */
+void cma_remove_id(struct rdma_id_private *id_priv)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
+	enum rdma_cm_state state;
+
+	mutex_lock(&id_priv->handler_mutex);
+	state = cma_exch(id_priv, RDMA_CM_DEVICE_REMOVAL);
+	if (state == RDMA_CM_DEVICE_REMOVAL || state == RDMA_CM_DESTROYING) {
+		mutex_unlock(&id_priv->handler_mutex);
+		cma_id_put(id_priv);
+		return;
+	}
+	if (cma_deliver(id_priv, &event)) {
+		cma_id_put(id_priv);
+		cma_destroy_handler_unlock(id_priv);
+		return;
+	}
+	mutex_unlock(&id_priv->handler_mutex);
+	cma_id_put(id_priv);
+}
+
+/**
+ * rdma_destroy_id - Destroy an RDMA CM id.
+ * @id: the id
+ *
+ * Cancels the id's pending operations, releases its address, port and
+ * device, and waits until no callback for it runs.  Must not be called
+ * from @id's own event handler (return non-zero from it instead) nor
+ * with rdma_lock_handler() held.
+ *
+ * Context: process context; sleeps.
+ */
+void rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+
+	mutex_lock(&id_priv->handler_mutex);
+	cma_destroy_handler_unlock(id_priv);
+}
+EXPORT_SYMBOL(rdma_destroy_id);
+
+/**
+ * rdma_lock_handler - Serialise against @id's event handler.
+ * @id: the id
+ *
+ * While held, no event handler of @id runs, and calls that need the
+ * handler lock (rdma_connect_locked(), rdma_accept()) may be made.
+ *
+ * Context: process context; sleeps.
+ */
+void rdma_lock_handler(struct rdma_cm_id *id)
+{
+	mutex_lock(&cma_id_priv(id)->handler_mutex);
+}
+EXPORT_SYMBOL(rdma_lock_handler);
+
+/**
+ * rdma_unlock_handler - Release the lock taken by rdma_lock_handler().
+ * @id: the id
+ */
+void rdma_unlock_handler(struct rdma_cm_id *id)
+{
+	mutex_unlock(&cma_id_priv(id)->handler_mutex);
+}
+EXPORT_SYMBOL(rdma_unlock_handler);
+
+/**
+ * rdma_res_to_id - The RDMA CM id owning a resource tracking entry.
+ * @res: an RDMA_RESTRACK_CM_ID entry
+ *
+ * Return: the id, or NULL when @res is not an RDMA CM id entry.
+ */
+struct rdma_cm_id *rdma_res_to_id(struct rdma_restrack_entry *res)
+{
+	if (!res || res->type != RDMA_RESTRACK_CM_ID)
+		return NULL;
+	return &container_of(res, struct rdma_id_private, res)->id;
+}
+EXPORT_SYMBOL(rdma_res_to_id);
+
+/**
+ * rdma_set_service_type - Set the type of service of an id's connections.
+ * @id: the id
+ * @tos: type of service; replaces the device port's default
+ *
+ * Takes effect for routes resolved and QPs modified afterwards.
+ */
+void rdma_set_service_type(struct rdma_cm_id *id, int tos)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+
+	mutex_lock(&id_priv->qp_mutex);
+	id_priv->tos = (u8)tos;
+	id_priv->tos_set = true;
+	mutex_unlock(&id_priv->qp_mutex);
+}
+EXPORT_SYMBOL(rdma_set_service_type);
+
+/**
+ * rdma_set_reuseaddr - Allow or forbid reuse of the id's address.
+ * @id: the id
+ * @reuse: non-zero to allow reuse
+ *
+ * Allowing is possible in every state but LISTEN, forbidding only in
+ * IDLE.
+ *
+ * Return: 0 on success or -EINVAL in another state.
+ */
+int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	ret = cma_opt_check_reuseaddr(id_priv->state, reuse);
+	if (!ret)
+		WRITE_ONCE(id_priv->reuseaddr, !!reuse);
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_set_reuseaddr);
+
+/**
+ * rdma_set_afonly - Restrict an IPv6 id to IPv6 traffic.
+ * @id: the id, in IDLE or ADDR_BOUND
+ * @afonly: non-zero to refuse IPv4-mapped addresses
+ *
+ * Without this call an IPv6 id follows net.ipv6.bindv6only of its
+ * namespace when it binds.
+ *
+ * Return: 0 on success or -EINVAL in another state.
+ */
+int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	ret = cma_opt_check_afonly(id_priv->state);
+	if (!ret) {
+		WRITE_ONCE(id_priv->afonly, !!afonly);
+		id_priv->afonly_set = 1;
+	}
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_set_afonly);
+
+/**
+ * rdma_set_ack_timeout - Override the QP local ACK timeout.
+ * @id: an id of an RC or XRC initiator QP
+ * @timeout: the IB timeout exponent (4.096 us * 2^@timeout)
+ *
+ * Used when the QP moves to RTS instead of the path's packet lifetime.
+ *
+ * Return: 0 on success or -EINVAL for another QP type.
+ */
+int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+	int ret;
+
+	ret = cma_opt_check_ack_timeout(id->qp_type);
+	if (ret)
+		return ret;
+	mutex_lock(&id_priv->qp_mutex);
+	id_priv->timeout = timeout;
+	id_priv->timeout_set = true;
+	mutex_unlock(&id_priv->qp_mutex);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_set_ack_timeout);
+
+/**
+ * rdma_set_min_rnr_timer - Override the QP minimum RNR NAK timer.
+ * @id: an id of an RC or XRC target QP
+ * @min_rnr_timer: the 5-bit IB RNR timer encoding
+ *
+ * Used when the QP moves to RTR.
+ *
+ * Return: 0 on success or -EINVAL for another QP type or a value that
+ * does not fit 5 bits.
+ */
+int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+	int ret;
+
+	ret = cma_opt_check_min_rnr_timer(id->qp_type, min_rnr_timer);
+	if (ret)
+		return ret;
+	mutex_lock(&id_priv->qp_mutex);
+	id_priv->min_rnr_timer = min_rnr_timer;
+	id_priv->min_rnr_timer_set = true;
+	mutex_unlock(&id_priv->qp_mutex);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_set_min_rnr_timer);

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit suite rdma_cm_id: ids through the exported API of the loaded
+ * rdma_cm.ko, without any RDMA device: creation, settings per state,
+ * bind to wildcard addresses and its errors, the handler lock and the
+ * resource tracking back pointer.
+ *
+ * The ids live in init_net and use fixed ports from 45000 up, which
+ * nothing else binds while the KUnit modules run.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <net/net_namespace.h>
+#include <rdma/rdma_cm.h>
+
+#include "cma_priv.h"
+
+#define CMA_TEST_PORT	45000
+
+static int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+static struct rdma_cm_id *cma_test_id(struct kunit *test,
+				      enum rdma_ucm_port_space ps,
+				      enum ib_qp_type qp_type)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, cma_test_handler, test, ps, qp_type);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	return id;
+}
+
+static enum rdma_cm_state cma_test_state(struct rdma_cm_id *id)
+{
+	return READ_ONCE(cma_id_priv(id)->state);
+}
+
+static struct sockaddr *cma_test_sin(struct sockaddr_storage *ss, __be32 ip,
+				     u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = ip;
+	sin->sin_port = htons(port);
+	return (struct sockaddr *)ss;
+}
+
+static struct sockaddr *cma_test_sin6(struct sockaddr_storage *ss,
+				      const struct in6_addr *ip, u16 port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr = *ip;
+	sin6->sin6_port = htons(port);
+	return (struct sockaddr *)ss;
+}
+
+static void cma_id_create_test(struct kunit *test)
+{
+	struct rdma_cm_id *id = cma_test_id(test, RDMA_PS_UDP, IB_QPT_UD);
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+
+	KUNIT_EXPECT_PTR_EQ(test, id->context, (void *)test);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)id->event_handler,
+			    (void *)cma_test_handler);
+	KUNIT_EXPECT_EQ(test, id->ps, RDMA_PS_UDP);
+	KUNIT_EXPECT_EQ(test, id->qp_type, IB_QPT_UD);
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_EXPECT_NULL(test, id->qp);
+	KUNIT_EXPECT_PTR_EQ(test, id->route.addr.dev_addr.net, &init_net);
+	KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_IDLE);
+	KUNIT_EXPECT_EQ(test, refcount_read(&id_priv->refcount), 1);
+	KUNIT_EXPECT_EQ(test, id_priv->seq_num & ~0x00ffffffU, 0U);
+	/* Kernel ids are named for resource tracking by their module. */
+	KUNIT_EXPECT_STREQ(test, id_priv->res.kern_name, KBUILD_MODNAME);
+	KUNIT_EXPECT_PTR_EQ(test, rdma_res_to_id(&id_priv->res), id);
+	rdma_destroy_id(id);
+}
+
+static void cma_id_res_to_id_test(struct kunit *test)
+{
+	struct rdma_restrack_entry res = { .type = RDMA_RESTRACK_QP };
+
+	KUNIT_EXPECT_NULL(test, rdma_res_to_id(&res));
+	KUNIT_EXPECT_NULL(test, rdma_res_to_id(NULL));
+}
+
+static void cma_id_lock_handler_test(struct kunit *test)
+{
+	struct rdma_cm_id *id = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct mutex *m = &cma_id_priv(id)->handler_mutex;
+
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(m));
+	rdma_lock_handler(id);
+	KUNIT_EXPECT_TRUE(test, mutex_is_locked(m));
+	rdma_unlock_handler(id);
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(m));
+	rdma_destroy_id(id);
+}
+
+static void cma_id_options_test(struct kunit *test)
+{
+	struct rdma_cm_id *id = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *ud = cma_test_id(test, RDMA_PS_UDP, IB_QPT_UD);
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+	struct sockaddr_storage ss;
+
+	/* IDLE: everything goes. */
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(id, 1), 0);
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(id, 0), 0);
+	KUNIT_EXPECT_EQ(test, id_priv->reuseaddr, 0);
+	KUNIT_EXPECT_EQ(test, rdma_set_afonly(id, 1), 0);
+	KUNIT_EXPECT_EQ(test, id_priv->afonly, 1);
+	KUNIT_EXPECT_EQ(test, id_priv->afonly_set, 1);
+
+	/* QP overrides follow the QP type, not the state. */
+	KUNIT_EXPECT_EQ(test, rdma_set_ack_timeout(id, 18), 0);
+	KUNIT_EXPECT_EQ(test, id_priv->timeout, 18);
+	KUNIT_EXPECT_TRUE(test, id_priv->timeout_set);
+	KUNIT_EXPECT_EQ(test, rdma_set_ack_timeout(ud, 18), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, cma_id_priv(ud)->timeout_set);
+	KUNIT_EXPECT_EQ(test, rdma_set_min_rnr_timer(id, 12), 0);
+	KUNIT_EXPECT_EQ(test, id_priv->min_rnr_timer, 12);
+	KUNIT_EXPECT_EQ(test, rdma_set_min_rnr_timer(id, 0x20), -EINVAL);
+	KUNIT_EXPECT_EQ(test, id_priv->min_rnr_timer, 12);
+	KUNIT_EXPECT_EQ(test, rdma_set_min_rnr_timer(ud, 1), -EINVAL);
+	rdma_set_service_type(id, 0x20);
+	KUNIT_EXPECT_EQ(test, id_priv->tos, 0x20);
+	KUNIT_EXPECT_TRUE(test, id_priv->tos_set);
+
+	/* ADDR_BOUND: reuse may be turned on, not off; afonly still. */
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, cma_test_sin(&ss, 0,
+							      CMA_TEST_PORT)),
+			0);
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(id, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(id, 1), 0);
+	KUNIT_EXPECT_EQ(test, id_priv->reuseaddr, 1);
+	KUNIT_EXPECT_EQ(test, rdma_set_afonly(id, 0), 0);
+
+	rdma_destroy_id(ud);
+	rdma_destroy_id(id);
+}
+
+static void cma_id_bind_test(struct kunit *test)
+{
+	struct rdma_cm_id *a = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *b = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *u = cma_test_id(test, RDMA_PS_UDP, IB_QPT_UD);
+	struct sockaddr_storage ss;
+
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(a, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 1)),
+			0);
+	KUNIT_EXPECT_EQ(test, cma_test_state(a), RDMA_CM_ADDR_BOUND);
+	KUNIT_EXPECT_NULL(test, a->device);
+	KUNIT_EXPECT_EQ(test, cma_addr_port((struct sockaddr *)
+					    &a->route.addr.src_addr),
+			CMA_TEST_PORT + 1);
+	/* An IPv4 id is IPv4-only. */
+	KUNIT_EXPECT_EQ(test, cma_id_priv(a)->afonly, 1);
+	KUNIT_EXPECT_EQ(test, cma_id_priv(a)->bound_ps, RDMA_PS_TCP);
+
+	/* Bound once only. */
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 2)),
+			-EINVAL);
+
+	/* Wildcards overlap on one port; a failed bind leaves IDLE. */
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(b, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 1)),
+			-EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, cma_test_state(b), RDMA_CM_IDLE);
+	/* The UDP port space is another one. */
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(u, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 1)),
+			0);
+
+	/* Destroying the holder frees the port. */
+	rdma_destroy_id(a);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(b, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 1)),
+			0);
+	rdma_destroy_id(b);
+	rdma_destroy_id(u);
+}
+
+static void cma_id_bind_reuse_test(struct kunit *test)
+{
+	struct rdma_cm_id *a = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *b = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *c = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct sockaddr_storage ss;
+
+	KUNIT_ASSERT_EQ(test, rdma_set_reuseaddr(a, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdma_set_reuseaddr(b, 1), 0);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 3)),
+			0);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(b, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 3)),
+			0);
+	/* Sharing needs reuseaddr on both sides. */
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(c, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 3)),
+			-EADDRNOTAVAIL);
+	rdma_destroy_id(a);
+	rdma_destroy_id(b);
+	rdma_destroy_id(c);
+}
+
+static void cma_id_bind_family_test(struct kunit *test)
+{
+	struct rdma_cm_id *v4 = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *v6 = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *x = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct in6_addr ll = { .s6_addr = { 0xfe, 0x80, [15] = 1 } };
+	struct sockaddr_storage ss;
+
+	/* An IPv6-only wildcard and an IPv4 wildcard share a port. */
+	KUNIT_ASSERT_EQ(test, rdma_set_afonly(v6, 1), 0);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(v6, cma_test_sin6(&ss, &in6addr_any,
+							       CMA_TEST_PORT + 4)),
+			0);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(v4, cma_test_sin(&ss, 0,
+							      CMA_TEST_PORT + 4)),
+			0);
+
+	/* Unknown family; link-local without scope; nobody's address. */
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_UNIX;
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(x, (struct sockaddr *)&ss),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(x, cma_test_sin6(&ss, &ll,
+							      CMA_TEST_PORT + 5)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(x, cma_test_sin(&ss,
+							     htonl(0xc0000201),
+							     CMA_TEST_PORT + 5)),
+			-EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, cma_test_state(x), RDMA_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, x->device);
+
+	/* Port 0: an ephemeral port, written back. */
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(x, cma_test_sin(&ss, 0, 0)), 0);
+	KUNIT_EXPECT_NE(test, cma_addr_port((struct sockaddr *)
+					    &x->route.addr.src_addr), 0);
+
+	rdma_destroy_id(v4);
+	rdma_destroy_id(v6);
+	rdma_destroy_id(x);
+}
+
+static struct kunit_case cma_id_cases[] = {
+	KUNIT_CASE(cma_id_create_test),
+	KUNIT_CASE(cma_id_res_to_id_test),
+	KUNIT_CASE(cma_id_lock_handler_test),
+	KUNIT_CASE(cma_id_options_test),
+	KUNIT_CASE(cma_id_bind_test),
+	KUNIT_CASE(cma_id_bind_reuse_test),
+	KUNIT_CASE(cma_id_bind_family_test),
+	{}
+};
+
+static struct kunit_suite cma_id_suite = {
+	.name = "rdma_cm_id",
+	.test_cases = cma_id_cases,
+};
+
+kunit_test_suite(cma_id_suite);
