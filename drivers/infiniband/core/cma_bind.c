@@ -91,8 +91,20 @@ int cma_get_port(struct rdma_id_private *id_priv)
  */
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	struct rdma_id_private *id_priv = cma_id_priv(id);
-	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+	return cma_bind(cma_id_priv(id), addr);
+}
+EXPORT_SYMBOL(rdma_bind_addr);
+
+/**
+ * cma_bind - rdma_bind_addr() for rdma_cm's own callers.
+ * @id_priv: the id
+ * @addr: local address
+ *
+ * Return: as rdma_bind_addr().
+ */
+int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	int ret;
 
 	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6 &&
@@ -133,4 +145,3 @@ err_state:
 	cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_bind_addr);

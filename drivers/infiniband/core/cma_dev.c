@@ -97,7 +97,8 @@ static int cma_add_one(struct ib_device *device)
 	/* RoCE v2 where the port has it, as stock rdma_cm defaults. */
 	rdma_for_each_port(device, port) {
 		unsigned long types = roce_gid_type_mask_support(device, port);
-		enum ib_gid_type *def = &cma_dev->default_gid_type[port - start];
+		enum ib_gid_type *def =
+			&cma_dev->default_gid_type[port - start];
 
 		if (types & BIT(IB_GID_TYPE_ROCE_UDP_ENCAP))
 			*def = IB_GID_TYPE_ROCE_UDP_ENCAP;
@@ -177,8 +178,7 @@ cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
 		ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
 		if (!ndev)
 			return ERR_PTR(-ENODEV);
-		gid_type = cma_dev->default_gid_type[port -
-						     rdma_start_port(device)];
+		gid_type = cma_dev_default_gid_type(cma_dev, port);
 	}
 	sgid_attr = rdma_find_gid_by_port(device, gid, gid_type, port, ndev);
 	dev_put(ndev);
@@ -260,6 +260,82 @@ out:
 	return ret;
 }
 
+/* The first served port that is up, else the first served port. */
+static struct cma_device *cma_dev_pick_loopback(u32 *port)
+{
+	struct cma_device *cma_dev, *first = NULL;
+	enum ib_port_state state;
+	u32 p;
+
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		rdma_for_each_port(cma_dev->device, p) {
+			if (!cma_port_served(cma_dev->device, p))
+				continue;
+			if (!first) {
+				first = cma_dev;
+				*port = p;
+			}
+			if (!ib_get_cached_port_state(cma_dev->device, p,
+						      &state) &&
+			    state == IB_PORT_ACTIVE) {
+				*port = p;
+				return cma_dev;
+			}
+		}
+	}
+	return first;
+}
+
+/**
+ * cma_dev_acquire_loopback - Attach an unattached id to a local port.
+ * @id_priv: an id bound to a wildcard address, resolving a wildcard or
+ *	loopback destination
+ *
+ * Takes the first served port that is active (any served port if none
+ * is) and its GID at index 0, as stock rdma_cm does.
+ *
+ * Return: 0, -ENODEV without a device, or the GID or P_Key lookup's
+ * error.
+ */
+int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	const struct ib_gid_attr *sgid_attr;
+	struct cma_device *cma_dev;
+	u32 port = 0;
+	u16 pkey;
+	int ret;
+
+	mutex_lock(&cma_dev_mutex);
+	cma_dev = cma_dev_pick_loopback(&port);
+	if (!cma_dev) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = ib_get_cached_pkey(cma_dev->device, port, 0, &pkey);
+	if (ret)
+		goto out;
+	sgid_attr = rdma_get_gid_attr(cma_dev->device, port, 0);
+	if (IS_ERR(sgid_attr)) {
+		ret = PTR_ERR(sgid_attr);
+		goto out;
+	}
+	ret = cma_set_transport(id_priv, cma_transport_of(cma_dev->device,
+							  port));
+	if (ret) {
+		rdma_put_gid_attr(sgid_attr);
+		goto out;
+	}
+	dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
+			     ARPHRD_INFINIBAND : ARPHRD_ETHER;
+	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&sgid_attr->gid);
+	ib_addr_set_pkey(dev_addr, pkey);
+	cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
+out:
+	mutex_unlock(&cma_dev_mutex);
+	return ret;
+}
+
 /**
  * cma_dev_release - Detach an id from its device.
  * @id_priv: the id; nothing of it may be in use on the device any more
@@ -285,6 +361,101 @@ void cma_dev_release(struct rdma_id_private *id_priv)
 	id_priv->cma_dev = NULL;
 	id_priv->id.device = NULL;
 	cma_dev_put(cma_dev);
+}
+
+/**
+ * cma_dev_get_by_name - Find a served device by its name.
+ * @name: the ib_device name ("rxe0")
+ *
+ * Return: the device with a reference (cma_dev_put() it), or NULL.
+ */
+struct cma_device *cma_dev_get_by_name(const char *name)
+{
+	struct cma_device *cma_dev, *found = NULL;
+
+	mutex_lock(&cma_dev_mutex);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		if (!strcmp(dev_name(&cma_dev->device->dev), name)) {
+			refcount_inc(&cma_dev->refcount);
+			found = cma_dev;
+			break;
+		}
+	}
+	mutex_unlock(&cma_dev_mutex);
+	return found;
+}
+
+/**
+ * cma_dev_default_gid_type - The GID type new ids on a port use.
+ * @cma_dev: the device
+ * @port: a port of it
+ *
+ * Return: the GID type, or -EINVAL for a port the device does not have.
+ */
+int cma_dev_default_gid_type(struct cma_device *cma_dev, u32 port)
+{
+	if (!rdma_is_port_valid(cma_dev->device, port))
+		return -EINVAL;
+	return READ_ONCE(cma_dev->default_gid_type[port -
+				rdma_start_port(cma_dev->device)]);
+}
+
+/**
+ * cma_dev_set_default_gid_type - Choose the GID type of a RoCE port.
+ * @cma_dev: the device
+ * @port: a port of it
+ * @gid_type: the type; IB on a RoCE port means RoCE v1
+ *
+ * Return: 0, or -EINVAL for a port the device does not have or a type
+ * the port does not support.
+ */
+int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
+				 enum ib_gid_type gid_type)
+{
+	struct ib_device *device = cma_dev->device;
+
+	if (!rdma_is_port_valid(device, port))
+		return -EINVAL;
+	if (gid_type == IB_GID_TYPE_IB &&
+	    rdma_protocol_roce_eth_encap(device, port))
+		gid_type = IB_GID_TYPE_ROCE;
+	if (!(roce_gid_type_mask_support(device, port) & BIT(gid_type)))
+		return -EINVAL;
+	WRITE_ONCE(cma_dev->default_gid_type[port - rdma_start_port(device)],
+		   gid_type);
+	return 0;
+}
+
+/**
+ * cma_dev_default_roce_tos - The TOS of ids on a port that set none.
+ * @cma_dev: the device
+ * @port: a port of it
+ *
+ * Return: the TOS, or -EINVAL for a port the device does not have.
+ */
+int cma_dev_default_roce_tos(struct cma_device *cma_dev, u32 port)
+{
+	if (!rdma_is_port_valid(cma_dev->device, port))
+		return -EINVAL;
+	return READ_ONCE(cma_dev->default_roce_tos[port -
+				rdma_start_port(cma_dev->device)]);
+}
+
+/**
+ * cma_dev_set_default_roce_tos - Set the TOS of ids on a port that set none.
+ * @cma_dev: the device
+ * @port: a port of it
+ * @tos: the TOS
+ *
+ * Return: 0, or -EINVAL for a port the device does not have.
+ */
+int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos)
+{
+	if (!rdma_is_port_valid(cma_dev->device, port))
+		return -EINVAL;
+	WRITE_ONCE(cma_dev->default_roce_tos[port -
+				rdma_start_port(cma_dev->device)], tos);
+	return 0;
 }
 
 int __init cma_dev_init(void)

@@ -2,34 +2,14 @@
 /*
  * The rdma_cm kernel API not written yet.
  *
- * Ids, their settings and bind exist (cma_id.c, cma_bind.c); address and
- * route resolution, the transports, listen and multicast do not, so the
- * operations below fail with -EOPNOTSUPP (or do nothing when they cannot
- * fail).  Functions that need no id state beyond the public struct
- * rdma_cm_id fields are implemented.
+ * Ids, their settings, bind and address resolution exist (cma_id.c,
+ * cma_bind.c, cma_resolve.c); route resolution, the transports, listen
+ * and multicast do not, so the operations below fail with -EOPNOTSUPP
+ * (or do nothing when they cannot fail).  Functions that need no id
+ * state beyond the public struct rdma_cm_id fields are implemented.
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
-
-/**
- * rdma_resolve_addr - Resolve a destination address to an RDMA address.
- * @id: the id
- * @src_addr: optional source address; NULL binds automatically
- * @dst_addr: destination address
- * @timeout_ms: time allowed for the resolution
- *
- * Completion is reported by RDMA_CM_EVENT_ADDR_RESOLVED or
- * RDMA_CM_EVENT_ADDR_ERROR.
- *
- * Return: 0 if the resolution was started, or a negative errno.
- */
-int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
-		      const struct sockaddr *dst_addr,
-		      unsigned long timeout_ms)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_resolve_addr);
 
 /**
  * rdma_resolve_route - Resolve the route to an already resolved address.

@@ -132,6 +132,9 @@ static void cma_id_teardown(struct rdma_id_private *id_priv)
 {
 	struct net *net = cma_id_net(id_priv);
 
+	/* Waits for a running address callback; nothing new can start. */
+	if (id_priv->used_resolve_ip)
+		rdma_addr_cancel(&id_priv->id.route.addr.dev_addr);
 	if (id_priv->xprt && id_priv->xprt->destroy)
 		id_priv->xprt->destroy(id_priv);
 	rdma_restrack_del(&id_priv->res);
@@ -180,6 +183,81 @@ int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event)
 {
 	lockdep_assert_held(&id_priv->handler_mutex);
 	return id_priv->id.event_handler(&id_priv->id, event);
+}
+
+/* An event produced by rdma_cm itself, delivered from cma_wq. */
+struct cma_work {
+	struct work_struct	work;
+	struct rdma_id_private	*id_priv;	/* holds a reference */
+	enum rdma_cm_state	from;
+	enum rdma_cm_state	to;
+	struct rdma_cm_event	event;
+};
+
+static struct workqueue_struct *cma_wq;
+
+static void cma_work_handler(struct work_struct *_work)
+{
+	struct cma_work *work = container_of(_work, struct cma_work, work);
+	struct rdma_id_private *id_priv = work->id_priv;
+
+	mutex_lock(&id_priv->handler_mutex);
+	/* Destroyed, removed or moved on meanwhile: the event is stale. */
+	if (cma_comp_exch(id_priv, work->from, work->to))
+		goto out_unlock;
+	if (cma_deliver(id_priv, &work->event)) {
+		cma_id_put(id_priv);
+		cma_destroy_handler_unlock(id_priv);
+		kfree(work);
+		return;
+	}
+out_unlock:
+	mutex_unlock(&id_priv->handler_mutex);
+	cma_id_put(id_priv);
+	kfree(work);
+}
+
+/**
+ * cma_queue_event - Deliver an event from process context later.
+ * @id_priv: the id
+ * @from: the state the id must still be in when the work runs
+ * @to: the state it moves to before the event is delivered
+ * @event: the event, copied
+ *
+ * For results rdma_cm produces itself (loopback and AF_IB address
+ * resolution, local routes).  The work runs on an unbound workqueue and
+ * holds a reference on the id, so destroy waits for it; ids do not wait
+ * for each other.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
+		    enum rdma_cm_state to, const struct rdma_cm_event *event)
+{
+	struct cma_work *work;
+
+	work = kzalloc(sizeof(*work), GFP_KERNEL);
+	if (!work)
+		return -ENOMEM;
+	INIT_WORK(&work->work, cma_work_handler);
+	work->id_priv = id_priv;
+	work->from = from;
+	work->to = to;
+	work->event = *event;
+	cma_id_get(id_priv);
+	queue_work(cma_wq, &work->work);
+	return 0;
+}
+
+int __init cma_id_init(void)
+{
+	cma_wq = alloc_workqueue("rdma_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return cma_wq ? 0 : -ENOMEM;
+}
+
+void cma_id_exit(void)
+{
+	destroy_workqueue(cma_wq);
 }
 
 /**

@@ -2,13 +2,14 @@
 /*
  * KUnit suite rdma_cm_id: ids through the exported API of the loaded
  * rdma_cm.ko, without any RDMA device: creation, settings per state,
- * bind to wildcard addresses and its errors, the handler lock and the
- * resource tracking back pointer.
+ * bind to wildcard addresses and its errors, the handler lock, the
+ * resource tracking back pointer, and address resolution's failures.
  *
  * The ids live in init_net and use fixed ports from 45000 up, which
  * nothing else binds while the KUnit modules run.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
@@ -260,6 +261,131 @@ static void cma_id_bind_family_test(struct kunit *test)
 	rdma_destroy_id(x);
 }
 
+/* Events of one id, for the resolution cases. */
+struct cma_test_events {
+	struct completion	done;
+	enum rdma_cm_event_type	event;
+	int			status;
+	int			count;
+};
+
+static int cma_test_record(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct cma_test_events *te = id->context;
+
+	te->event = ev->event;
+	te->status = ev->status;
+	te->count++;
+	complete(&te->done);
+	return 0;
+}
+
+static struct rdma_cm_id *cma_test_rec_id(struct kunit *test,
+					  struct cma_test_events *te)
+{
+	struct rdma_cm_id *id;
+
+	init_completion(&te->done);
+	te->count = 0;
+	id = rdma_create_id(&init_net, cma_test_record, te, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	return id;
+}
+
+/*
+ * Resolution that cannot succeed without a device: an address nobody
+ * has (TEST-NET-1).  ib_core fails it at once without a route, or
+ * reports ADDR_ERROR later; either way the implied bind stays.
+ */
+static void cma_id_resolve_error_test(struct kunit *test)
+{
+	struct cma_test_events te;
+	struct rdma_cm_id *id = cma_test_rec_id(test, &te);
+	struct sockaddr *src = (struct sockaddr *)&id->route.addr.src_addr;
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = rdma_resolve_addr(id, NULL, cma_test_sin(&ss, htonl(0xc0000201),
+						       CMA_TEST_PORT + 6),
+				500);
+	if (!ret) {
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&te.done,
+								  10 * HZ),
+				0UL);
+		KUNIT_EXPECT_EQ(test, te.event, RDMA_CM_EVENT_ADDR_ERROR);
+		KUNIT_EXPECT_LT(test, te.status, 0);
+	} else {
+		KUNIT_EXPECT_LT(test, ret, 0);
+		KUNIT_EXPECT_EQ(test, te.count, 0);
+	}
+	KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_ADDR_BOUND);
+	KUNIT_EXPECT_EQ(test, src->sa_family, AF_INET);
+	KUNIT_EXPECT_NE(test, cma_addr_port(src), 0);
+	KUNIT_EXPECT_NULL(test, id->device);
+	rdma_destroy_id(id);
+}
+
+static void cma_id_resolve_args_test(struct kunit *test)
+{
+	struct cma_test_events te;
+	struct rdma_cm_id *id = cma_test_rec_id(test, &te);
+	struct sockaddr *dst = (struct sockaddr *)&id->route.addr.dst_addr;
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_UNIX;
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&ss, 500),
+			-EAFNOSUPPORT);
+	KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_IDLE);
+
+	/* An IPv4 source and an IPv6 destination do not mix. */
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, cma_test_sin(&ss, 0,
+							      CMA_TEST_PORT + 7)),
+			0);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
+						cma_test_sin6(&ss, &in6addr_loopback,
+							      CMA_TEST_PORT + 7),
+						500),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_ADDR_BOUND);
+	KUNIT_EXPECT_EQ(test, dst->sa_family, 0);
+	KUNIT_EXPECT_EQ(test, te.count, 0);
+	rdma_destroy_id(id);
+}
+
+/*
+ * A loopback destination resolves to a local port: ADDR_RESOLVED on a
+ * device if there is one, -ENODEV at once otherwise.
+ */
+static void cma_id_resolve_loopback_test(struct kunit *test)
+{
+	struct cma_test_events te;
+	struct rdma_cm_id *id = cma_test_rec_id(test, &te);
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = rdma_resolve_addr(id, NULL, cma_test_sin(&ss, htonl(INADDR_LOOPBACK),
+						       CMA_TEST_PORT + 8),
+				500);
+	if (ret) {
+		KUNIT_EXPECT_EQ(test, ret, -ENODEV);
+		KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_ADDR_BOUND);
+		KUNIT_EXPECT_NULL(test, id->device);
+	} else {
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&te.done,
+								  10 * HZ),
+				0UL);
+		KUNIT_EXPECT_EQ(test, te.event, RDMA_CM_EVENT_ADDR_RESOLVED);
+		KUNIT_EXPECT_EQ(test, cma_test_state(id),
+				RDMA_CM_ADDR_RESOLVED);
+		KUNIT_EXPECT_NOT_NULL(test, id->device);
+	}
+	KUNIT_EXPECT_EQ(test, te.count, ret ? 0 : 1);
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_create_test),
 	KUNIT_CASE(cma_id_res_to_id_test),
@@ -268,6 +394,9 @@ static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_bind_test),
 	KUNIT_CASE(cma_id_bind_reuse_test),
 	KUNIT_CASE(cma_id_bind_family_test),
+	KUNIT_CASE(cma_id_resolve_error_test),
+	KUNIT_CASE(cma_id_resolve_args_test),
+	KUNIT_CASE(cma_id_resolve_loopback_test),
 	{}
 };
 

@@ -15,9 +15,13 @@ static int __init cma_init(void)
 {
 	int ret;
 
-	ret = cma_ps_init();
+	ret = cma_id_init();
 	if (ret)
 		return ret;
+
+	ret = cma_ps_init();
+	if (ret)
+		goto err_id;
 
 	ret = cma_dev_init();
 	if (ret)
@@ -33,6 +37,8 @@ err_unregister:
 	cma_dev_exit();
 err_ps:
 	cma_ps_exit();
+err_id:
+	cma_id_exit();
 	return ret;
 }
 
@@ -41,6 +47,7 @@ static void __exit cma_cleanup(void)
 	cma_configfs_exit();
 	cma_dev_exit();
 	cma_ps_exit();
+	cma_id_exit();
 }
 
 module_init(cma_init);

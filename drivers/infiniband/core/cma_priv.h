@@ -294,7 +294,14 @@ int __init cma_dev_init(void);
 void cma_dev_exit(void);
 void cma_dev_put(struct cma_device *cma_dev);
 int cma_dev_acquire_by_src(struct rdma_id_private *id_priv);
+int cma_dev_acquire_loopback(struct rdma_id_private *id_priv);
 void cma_dev_release(struct rdma_id_private *id_priv);
+struct cma_device *cma_dev_get_by_name(const char *name);
+int cma_dev_default_gid_type(struct cma_device *cma_dev, u32 port);
+int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
+				 enum ib_gid_type gid_type);
+int cma_dev_default_roce_tos(struct cma_device *cma_dev, u32 port);
+int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
 const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 						 u32 port);
 
@@ -309,9 +316,14 @@ void cma_id_put(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event);
 void cma_destroy_handler_unlock(struct rdma_id_private *id_priv);
 void cma_remove_id(struct rdma_id_private *id_priv);
+int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
+		    enum rdma_cm_state to, const struct rdma_cm_event *event);
+int __init cma_id_init(void);
+void cma_id_exit(void);
 
 /* cma_bind.c: binding to a local address. */
 int cma_get_port(struct rdma_id_private *id_priv);
+int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr);
 
 /* cma_state.c: the id state machine. */
 bool cma_state_legal(enum rdma_cm_state from, enum rdma_cm_state to);

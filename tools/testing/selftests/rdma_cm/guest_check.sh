@@ -17,6 +17,8 @@ for a in "$@"; do
 done
 
 if [ "$stock" = 1 ]; then
+	# The kernel API test client is a test tool, not one of our modules.
+	export RDMACM_KCLIENT=${RDMACM_OURS_DIR:+$RDMACM_OURS_DIR/rdma_cm_kclient.ko}
 	# Nothing of ours is loaded at all.
 	export RDMACM_OURS='' RDMACM_OURS_DIR='' RDMACM_KUNIT=0 RDMACM_MIX=0
 fi

@@ -28,6 +28,8 @@
 #   RDMACM_KUNIT_OURS     our modules loaded under the KUnit modules
 #                         (default: each of iw_cm rdma_cm rdma_ucm that
 #                         has a .ko in RDMACM_OURS_DIR)
+#   RDMACM_KCLIENT        rdma_cm_kclient.ko for the kclient test (default:
+#                         RDMACM_OURS_DIR/rdma_cm_kclient.ko)
 #   RDMACM_TIMEOUT_SCALE  factor for every timeout (default 1; 2.5 is fine)
 #   RDMACM_PYTHON         python with pyverbs (default /usr/bin/python3)
 #   RDMACM_WORKDIR        where each test keeps its logs (default: a new
@@ -60,7 +62,7 @@ OURS=${RDMACM_OURS:-}
 ONLY_BY_NAME=(nvmeof_rdma)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey cmtime rdma_server_client
-	   riostream veth pyverbs iwpm ucma_fuzz ucma_fuzz_removal nfs_rdma
+	   riostream veth pyverbs iwpm ucma_fuzz ucma_fuzz_removal kclient nfs_rdma
 	   removal)
 
 mode=run
@@ -69,7 +71,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--list) mode=list ;;
 	--dry-run) mode=dry ;;
-	-h|--help) sed -n 3,37p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n 3,39p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run_tests.sh: unknown option $1" >&2; exit 2 ;;
 	*) FILTER=$1 ;;
 	esac

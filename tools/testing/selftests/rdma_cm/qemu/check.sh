@@ -97,6 +97,16 @@ oursdir=$out/ours
 rm -rf "$oursdir"
 mkdir -p "$oursdir"
 find "$gb" -name '*.ko' -exec cp -t "$oursdir" {} +
+# The kernel API selftest client (tests/kclient.sh), next to our modules.
+kc=$out/kclient-build
+rm -rf "$kc"
+cp -r "$sel/kclient" "$kc"
+log=$out/kclient-build.log
+if make -C "$kdir/obj" M="$kc" W=1 modules > "$log" 2>&1; then
+	cp "$kc/rdma_cm_kclient.ko" "$oursdir/"
+else
+	result fail "rdma_cm_kclient builds against the test kernel" "$log"
+fi
 log=$out/guest-symvers.log
 if "$sel/symvers-check.sh" "$gb/Module.symvers" "$kdir/obj/Module.symvers" > "$log" 2>&1; then
 	result ok "export CRCs equal the test kernel's stock modules"

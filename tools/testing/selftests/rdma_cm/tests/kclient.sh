@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rdma_cm kernel API from a kernel client (kclient/rdma_cm_kclient.c,
+# RDMACM_KCLIENT), and rdma_cm's configfs: bind to the device's address
+# and its conflicts,
+# address resolution (own address, loopback, nobody's address), and an
+# id that `rdma link delete` removes: `rdma res show cm_id` lists it,
+# DEVICE_REMOVAL reaches it, the delete completes.  The device is set up
+# again afterwards.
+#
+# The cases run on the loaded rdma_cm, then, when RDMACM_OURS_DIR has our
+# rdma_cm.ko and the stack does not use it yet, once more with it loaded
+# under the same iw_cm and rdma_ucm: the selftests of the other modules
+# still run on the stock rdma_cm until ours can connect.
+
+KCLIENT=${RDMACM_KCLIENT:-${OURS_DIR:+$OURS_DIR/rdma_cm_kclient.ko}}
+
+kclient_case() { # NAME TEST [ARGS...]
+	local name=$1 t=$2
+	shift 2
+	run "$name" 60 insmod "$KCLIENT" test="$t" addr="$ADDR" "$@"
+	if [ "${RC[$name]}" != 0 ]; then
+		fail "$name: case $t failed: $(rc_text "$name")"
+		dmesg | grep 'rdma_cm_kclient: .*FAIL' | tail -5 >> "$name.out"
+		diag_tail "$name.out" 5 "$name"
+		return 1
+	fi
+	run "$name-rmmod" 30 rmmod rdma_cm_kclient
+}
+
+# configfs rdma_cm/<dev>/ports/1: the RoCE defaults, stock layout and
+# rules (RoCE v2 on rxe, IB/RoCE v1 on siw; TOS 0..255), -ENODEV for a
+# device nobody has.
+kclient_configfs() { # LABEL
+	local l=$1 cfs=/sys/kernel/config/rdma_cm d p mode other
+
+	if ! grep -qs "^configfs /sys/kernel/config " /proc/mounts; then
+		run "$l-mount" 30 mount -t configfs none /sys/kernel/config
+	fi
+	[ -d "$cfs" ] || { fail "$l: no $cfs"; return 1; }
+	d=$cfs/$DEV
+	p=$d/ports/1
+	mkdir "$cfs/nosuchdev0" 2> /dev/null && { rmdir "$cfs/nosuchdev0"; fail "$l: mkdir of an unknown device worked"; }
+	mkdir "$d" || { fail "$l: mkdir $d failed"; return 1; }
+	mode="RoCE v2"
+	[ "$T" = siw ] && mode="IB/RoCE v1"
+	[ "$(cat "$p/default_roce_mode")" = "$mode" ] ||
+		fail "$l: default_roce_mode is '$(cat "$p/default_roce_mode")', expected '$mode'"
+	[ "$(cat "$p/default_roce_tos")" = 0 ] || fail "$l: default_roce_tos is not 0"
+	echo 32 > "$p/default_roce_tos" || fail "$l: cannot set default_roce_tos 32"
+	[ "$(cat "$p/default_roce_tos")" = 32 ] || fail "$l: default_roce_tos 32 did not stick"
+	echo 256 > "$p/default_roce_tos" 2> /dev/null && fail "$l: default_roce_tos took 256"
+	echo bogus > "$p/default_roce_mode" 2> /dev/null && fail "$l: default_roce_mode took 'bogus'"
+	# 6.1's rxe is RoCE v2 only, siw has IB GIDs only: each port takes
+	# its one mode and refuses the other.
+	other="IB/RoCE v1"
+	[ "$T" = siw ] && other="RoCE v2"
+	echo "$mode" > "$p/default_roce_mode" || fail "$l: default_roce_mode refused '$mode'"
+	echo "$other" > "$p/default_roce_mode" 2> /dev/null &&
+		fail "$l: $T took default_roce_mode '$other'"
+	[ "$(cat "$p/default_roce_mode")" = "$mode" ] ||
+		fail "$l: default_roce_mode changed to '$(cat "$p/default_roce_mode")'"
+	echo 0 > "$p/default_roce_tos"
+	rmdir "$d" || fail "$l: rmdir $d failed"
+	failed && return 1
+	return 0
+}
+
+kclient_cases() { # LABEL
+	local l=$1 ev
+
+	kclient_configfs "$l" || return
+	kclient_case "$l-bind" bind || return
+	# Stock rdma_cm fails a loopback destination on siw with -EINVAL.
+	kclient_case "$l-resolve" resolve port=7310 \
+		loopback="$([ "$T" = siw ] && echo 0 || echo 1)" || return
+
+	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
+	expect_rc "$l-hold" 0
+	failed && return 1
+	run "$l-res" 30 rdma res show cm_id
+	expect_out "$l-res" 'state ADDR_BOUND .*comm \[rdma_cm_kclient\] src-addr '"${ADDR//./\\.}"':7320' \
+		"rdma res show cm_id does not list the held id"
+	run "$l-delete" 60 rdma link delete "$DEV"
+	expect_rc "$l-delete" 0
+	ev=$(cat /sys/module/rdma_cm_kclient/parameters/events 2> /dev/null)
+	[ "$ev" = "device removal;" ] ||
+		fail "$l: the held id got '$ev', expected only DEVICE_REMOVAL"
+	run "$l-rmmod" 30 rmmod rdma_cm_kclient
+	expect_rc "$l-rmmod" 0
+	setup_transport "$T" || return
+	failed && return 1
+	return 0
+}
+
+test_kclient() {
+	if [ -z "$KCLIENT" ] || [ ! -f "$KCLIENT" ]; then
+		skip "no rdma_cm_kclient.ko (RDMACM_KCLIENT)"
+		return
+	fi
+	kclient_cases "$(mod_origin rdma_cm)" || return
+	if [ -n "$OURS_DIR" ] && [ -f "$OURS_DIR/rdma_cm.ko" ] &&
+	   ! in_list rdma_cm "$OURS"; then
+		load_stack "$OURS rdma_cm" || return
+		kclient_cases ours
+		# Back to the stack the other tests run on, failed or not.
+		load_stack "$OURS"
+	fi
+}
