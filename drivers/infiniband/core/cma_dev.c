@@ -40,12 +40,17 @@ static struct ib_client cma_client = {
  * This is the one place that looks at a port's capabilities; ids keep
  * the table they got here.
  *
- * Return: the port's table; NULL while that transport's table is not
- * there yet, which leaves every transport operation unsupported.
+ * Return: the port's table, or NULL for a port no transport serves.
  */
 const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 						 u32 port)
 {
+	if (rdma_cap_iw_cm(device, port))
+		return &cma_iw_transport;
+	if (rdma_protocol_roce(device, port))
+		return &cma_roce_transport;
+	if (rdma_cap_ib_cm(device, port))
+		return &cma_ib_transport;
 	return NULL;
 }
 

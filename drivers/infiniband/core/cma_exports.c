@@ -2,43 +2,15 @@
 /*
  * The rdma_cm kernel API not written yet.
  *
- * Ids, their settings, bind and address resolution exist (cma_id.c,
- * cma_bind.c, cma_resolve.c); route resolution, the transports, listen
- * and multicast do not, so the operations below fail with -EOPNOTSUPP
- * (or do nothing when they cannot fail).  Functions that need no id
- * state beyond the public struct rdma_cm_id fields are implemented.
+ * Ids, their settings, bind, address and route resolution exist
+ * (cma_id.c, cma_bind.c, cma_resolve.c, cma_route.c); the transports'
+ * connections, listen and multicast do not, so the operations below fail
+ * with -EOPNOTSUPP (or do nothing when they cannot fail).  Functions
+ * that need no id state beyond the public struct rdma_cm_id fields are
+ * implemented.
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
-
-/**
- * rdma_resolve_route - Resolve the route to an already resolved address.
- * @id: the id
- * @timeout_ms: time allowed for the resolution
- *
- * Completion is reported by RDMA_CM_EVENT_ROUTE_RESOLVED or
- * RDMA_CM_EVENT_ROUTE_ERROR.
- *
- * Return: 0 if the resolution was started, or a negative errno.
- */
-int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_resolve_route);
-
-/**
- * rdma_set_ib_path - Supply the path record instead of resolving a route.
- * @id: the id, with its address resolved
- * @path_rec: the path record to use
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_set_ib_path);
 
 /**
  * rdma_get_service_id - IB service ID for an address.
@@ -97,48 +69,6 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 	}
 }
 EXPORT_SYMBOL(rdma_read_gids);
-
-/**
- * rdma_create_qp - Create a QP and attach it to an id.
- * @id: the id, bound to a device
- * @pd: protection domain of the QP
- * @qp_init_attr: QP creation attributes
- *
- * The QP is moved to INIT (connected types) or RTS (UD) so that it can
- * receive before the connection is established.
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
-		   struct ib_qp_init_attr *qp_init_attr)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_create_qp);
-
-/**
- * rdma_destroy_qp - Destroy the QP created by rdma_create_qp().
- * @id: the id
- */
-void rdma_destroy_qp(struct rdma_cm_id *id)
-{
-}
-EXPORT_SYMBOL(rdma_destroy_qp);
-
-/**
- * rdma_init_qp_attr - QP attributes for a state transition of an id's QP.
- * @id: the id
- * @qp_attr: in: the target qp_state; out: the attributes to apply
- * @qp_attr_mask: out: the ib_qp_attr_mask of the filled attributes
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
-		      int *qp_attr_mask)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_init_qp_attr);
 
 /**
  * rdma_connect - Start connecting to the remote end of a resolved route.

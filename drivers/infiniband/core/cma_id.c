@@ -144,9 +144,7 @@ static void cma_id_teardown(struct rdma_id_private *id_priv)
 	cma_id_put(id_priv);
 	wait_for_completion(&id_priv->comp);
 
-	kfree(id_priv->id.route.path_rec);
-	kfree(id_priv->id.route.path_rec_inbound);
-	kfree(id_priv->id.route.path_rec_outbound);
+	cma_route_reset(id_priv);
 	put_net(net);
 	kfree(id_priv);
 }

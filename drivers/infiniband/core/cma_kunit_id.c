@@ -3,7 +3,8 @@
  * KUnit suite rdma_cm_id: ids through the exported API of the loaded
  * rdma_cm.ko, without any RDMA device: creation, settings per state,
  * bind to wildcard addresses and its errors, the handler lock, the
- * resource tracking back pointer, and address resolution's failures.
+ * resource tracking back pointer, address resolution's failures, and
+ * route and QP calls in the wrong state.
  *
  * The ids live in init_net and use fixed ports from 45000 up, which
  * nothing else binds while the KUnit modules run.
@@ -16,6 +17,7 @@
 #include <linux/mutex.h>
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
 
 #include "cma_priv.h"
 
@@ -386,6 +388,23 @@ static void cma_id_resolve_loopback_test(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/* Route and QP calls on an id that has no address or device yet. */
+static void cma_id_route_state_test(struct kunit *test)
+{
+	struct rdma_cm_id *id = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	struct sa_path_rec path = {};
+	int mask = 0;
+
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(id, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(id, 1000), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_set_ib_path(id, &path), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, id->route.path_rec);
+	KUNIT_EXPECT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), -EINVAL);
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_create_test),
 	KUNIT_CASE(cma_id_res_to_id_test),
@@ -397,6 +416,7 @@ static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_resolve_error_test),
 	KUNIT_CASE(cma_id_resolve_args_test),
 	KUNIT_CASE(cma_id_resolve_loopback_test),
+	KUNIT_CASE(cma_id_route_state_test),
 	{}
 };
 

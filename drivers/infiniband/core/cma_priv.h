@@ -31,6 +31,7 @@ struct ib_cm_id;
 struct ib_sa_query;
 struct iw_cm_id;
 struct net;
+struct sa_path_rec;
 
 /*
  * The states of an id.  The numbering is ABI: ib_core's nldev reports
@@ -222,6 +223,9 @@ static inline struct net *cma_id_net(struct rdma_id_private *id_priv)
  * @resolve_route: start route resolution (IB: SA PathRecord query;
  *	RoCE: a local path record; iWARP: nothing to resolve).  The result
  *	arrives as ROUTE_RESOLVED or ROUTE_ERROR, from the core's work.
+ * @set_path: complete a path record the consumer supplied through
+ *	rdma_set_ib_path() (RoCE: the Ethernet fields); NULL if nothing
+ *	is needed.
  * @listen: create the transport's listener for the id's service on its
  *	device (IB: an ib_cm listen on the service id; iWARP: iw_cm_listen
  *	with @backlog).
@@ -243,19 +247,23 @@ static inline struct net *cma_id_net(struct rdma_id_private *id_priv)
  * @req_pdata_max: private data bytes the connection request can carry,
  *	before the core's IP header (IB: 92; iWARP: MPA's limit).
  *
- * Context: all but @destroy run in process context with the id's
- * @handler_mutex held, after the core checked and changed the state;
- * they may sleep.  A negative return makes the core undo its state
- * change and report the error to the caller; no event is delivered for
- * a failed call.  Events from the transport reach the core through the
- * transport's own callbacks, which take @handler_mutex and re-check the
- * state before delivering anything.
+ * Context: process context, after the core checked and changed the
+ * state; they may sleep.  @resolve_route runs without @handler_mutex
+ * (consumers call rdma_resolve_route() from their ADDR_RESOLVED
+ * handler, which holds it); all others but @destroy with it held.  A
+ * negative return makes the core undo its state change and report the
+ * error to the caller; no event is delivered for a failed call.  Events
+ * from the transport reach the core through the transport's own
+ * callbacks, which take @handler_mutex and re-check the state before
+ * delivering anything.
  */
 struct cma_transport_ops {
 	const char *name;
 	int (*bind)(struct rdma_id_private *id_priv);
 	int (*resolve_route)(struct rdma_id_private *id_priv,
 			     unsigned long timeout_ms);
+	int (*set_path)(struct rdma_id_private *id_priv,
+			struct sa_path_rec *path);
 	int (*listen)(struct rdma_id_private *id_priv, int backlog);
 	int (*connect)(struct rdma_id_private *id_priv,
 		       struct rdma_conn_param *param);
@@ -324,6 +332,16 @@ void cma_id_exit(void);
 /* cma_bind.c: binding to a local address. */
 int cma_get_port(struct rdma_id_private *id_priv);
 int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr);
+
+/* The tables: cma_ib.c and cma_iw.c. */
+extern const struct cma_transport_ops cma_ib_transport;
+extern const struct cma_transport_ops cma_roce_transport;
+extern const struct cma_transport_ops cma_iw_transport;
+
+/* cma_route.c: route resolution, RoCE path records. */
+int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path);
+int cma_roce_path_l2(struct rdma_id_private *id_priv, struct sa_path_rec *path);
+void cma_route_reset(struct rdma_id_private *id_priv);
 
 /* cma_state.c: the id state machine. */
 bool cma_state_legal(enum rdma_cm_state from, enum rdma_cm_state to);

@@ -18,11 +18,14 @@
 #include <linux/module.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm_ib.h>
 #include <rdma/rdma_cm.h>
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case to run: bind, resolve or hold");
+MODULE_PARM_DESC(test, "case to run: bind, resolve, route, qp or hold");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -35,6 +38,14 @@ MODULE_PARM_DESC(port, "first port the cases use");
 static bool loopback = true;
 module_param(loopback, bool, 0444);
 MODULE_PARM_DESC(loopback, "resolve 127.0.0.1 too (stock fails it on siw)");
+
+static bool ud = true;
+module_param(ud, bool, 0444);
+MODULE_PARM_DESC(ud, "the qp case also makes a UD QP (not on siw)");
+
+static bool qpstate = true;
+module_param(qpstate, bool, 0444);
+MODULE_PARM_DESC(qpstate, "the device's query_qp reports the state (not siw)");
 
 static char events[256];
 module_param_string(events, events, sizeof(events), 0444);
@@ -155,21 +166,30 @@ out:
 	return ret;
 }
 
+/* Create @kc and start resolving @dst:@p from it. */
+static int kc_start_resolve(struct kc_id *kc, const char *dst, u16 p)
+{
+	struct sockaddr_in sin;
+	int ret;
+
+	ret = kc_create(kc) ?: kc_sin(&sin, dst, p);
+	if (ret)
+		return ret;
+	ret = rdma_resolve_addr(kc->id, NULL, (struct sockaddr *)&sin, 5000);
+	if (ret)
+		kc_fail("resolve %s: %d", dst, ret);
+	return ret;
+}
+
 /* Resolve @dst; 0 once ADDR_RESOLVED arrived with a device. */
 static int kc_resolve_one(const char *dst, u16 p)
 {
 	struct kc_id kc = {};
-	struct sockaddr_in sin;
 	int ret;
 
-	ret = kc_create(&kc) ?: kc_sin(&sin, dst, p);
+	ret = kc_start_resolve(&kc, dst, p);
 	if (ret)
 		goto out;
-	ret = rdma_resolve_addr(kc.id, NULL, (struct sockaddr *)&sin, 5000);
-	if (ret) {
-		kc_fail("resolve %s: %d", dst, ret);
-		goto out;
-	}
 	if (!wait_for_completion_timeout(&kc.done, 30 * HZ)) {
 		kc_fail("resolve %s: no event in 30 s", dst);
 		ret = -ETIMEDOUT;
@@ -220,6 +240,167 @@ out:
 	return ret;
 }
 
+/* Wait for @kc's next event and check it is @want. */
+static int kc_wait(struct kc_id *kc, enum rdma_cm_event_type want,
+		   const char *what)
+{
+	if (!wait_for_completion_timeout(&kc->done, 30 * HZ)) {
+		kc_fail("%s: no event in 30 s", what);
+		return -ETIMEDOUT;
+	}
+	reinit_completion(&kc->done);
+	if (kc->event != want) {
+		kc_fail("%s: %s (status %d), expected %s", what,
+			rdma_event_msg(kc->event), kc->status,
+			rdma_event_msg(want));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Route to the own address: ROUTE_RESOLVED, with one path record on
+ * RoCE whose GIDs are the IP addresses' and whose MTU is set, none on
+ * iWARP; a zero timeout and a second resolution are -EINVAL.
+ */
+static int kc_route(void)
+{
+	struct kc_id kc = {};
+	struct sa_path_rec *path;
+	union ib_gid gid;
+	int ret;
+
+	ret = kc_start_resolve(&kc, addr, port) ?:
+	      kc_wait(&kc, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve") ?:
+	      kc_expect("route with timeout 0", rdma_resolve_route(kc.id, 0),
+			-EINVAL) ?:
+	      kc_expect("route", rdma_resolve_route(kc.id, 5000), 0) ?:
+	      kc_wait(&kc, RDMA_CM_EVENT_ROUTE_RESOLVED, "route") ?:
+	      kc_expect("second route", rdma_resolve_route(kc.id, 5000),
+			-EINVAL);
+	if (ret)
+		goto out;
+
+	path = kc.id->route.path_rec;
+	if (!rdma_protocol_roce(kc.id->device, kc.id->port_num)) {
+		if (path || kc.id->route.num_pri_alt_paths) {
+			kc_fail("a path record on a non-RoCE port");
+			ret = -EPROTO;
+		}
+		goto out;
+	}
+	if (!path || kc.id->route.num_pri_alt_paths != 1) {
+		kc_fail("RoCE route without one path record");
+		ret = -EPROTO;
+		goto out;
+	}
+	rdma_ip2gid((struct sockaddr *)&kc.id->route.addr.src_addr, &gid);
+	if (memcmp(&gid, &path->sgid, sizeof(gid)) ||
+	    memcmp(&gid, &path->dgid, sizeof(gid)) || !path->mtu ||
+	    !path->roce.route_resolved || path->pkey != cpu_to_be16(0xffff)) {
+		kc_fail("RoCE path: sgid %pI6 dgid %pI6 mtu %d resolved %d pkey %#x",
+			path->sgid.raw, path->dgid.raw, path->mtu,
+			path->roce.route_resolved, be16_to_cpu(path->pkey));
+		ret = -EPROTO;
+	}
+out:
+	kc_destroy(&kc);
+	return ret;
+}
+
+/* Create a QP of @type on a resolved id and check the state it got. */
+static int kc_qp_one(enum rdma_ucm_port_space ps, enum ib_qp_type type,
+		     enum ib_qp_state want, u16 p)
+{
+	struct ib_qp_init_attr init = {}, got_init;
+	struct ib_qp_attr attr = {};
+	struct kc_id kc = {};
+	struct sockaddr_in sin;
+	struct ib_pd *pd = NULL;
+	struct ib_cq *cq = NULL;
+	int ret, mask = 0;
+
+	init_completion(&kc.done);
+	kc.id = rdma_create_id(&init_net, kc_handler, &kc, ps, type);
+	if (IS_ERR(kc.id)) {
+		kc_fail("rdma_create_id: %ld", PTR_ERR(kc.id));
+		return PTR_ERR(kc.id);
+	}
+	ret = kc_sin(&sin, addr, p);
+	if (ret)
+		goto out;
+	ret = kc_expect("resolve", rdma_resolve_addr(kc.id, NULL,
+						     (struct sockaddr *)&sin,
+						     5000), 0) ?:
+	      kc_wait(&kc, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve");
+	if (ret)
+		goto out;
+
+	pd = ib_alloc_pd(kc.id->device, 0);
+	cq = ib_alloc_cq(kc.id->device, NULL, 8, 0, IB_POLL_DIRECT);
+	if (IS_ERR(pd) || IS_ERR(cq)) {
+		kc_fail("no PD or CQ");
+		ret = -ENOMEM;
+		goto out;
+	}
+	init.qp_type = type;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.cap.max_send_wr = 4;
+	init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	ret = kc_expect("rdma_create_qp", rdma_create_qp(kc.id, pd, &init), 0);
+	if (ret)
+		goto out;
+	if (!kc.id->qp || init.port_num != kc.id->port_num) {
+		kc_fail("no QP on the id, or port_num %u not the id's",
+			init.port_num);
+		ret = -EPROTO;
+		goto out_qp;
+	}
+	ret = ib_query_qp(kc.id->qp, &attr, IB_QP_STATE | IB_QP_QKEY,
+			  &got_init);
+	if (ret || (qpstate && attr.qp_state != want) ||
+	    (type == IB_QPT_UD && attr.qkey != RDMA_UDP_QKEY)) {
+		kc_fail("QP query %d: state %d (expected %d) qkey %#x", ret,
+			attr.qp_state, want, attr.qkey);
+		ret = -EPROTO;
+		goto out_qp;
+	}
+	attr.qp_state = IB_QPS_INIT;
+	ret = kc_expect("rdma_init_qp_attr INIT",
+			rdma_init_qp_attr(kc.id, &attr, &mask), 0);
+	if (!ret && !(mask & IB_QP_STATE)) {
+		kc_fail("INIT attributes without IB_QP_STATE (mask %#x)", mask);
+		ret = -EPROTO;
+	}
+out_qp:
+	rdma_destroy_qp(kc.id);
+	if (!ret && kc.id->qp) {
+		kc_fail("rdma_destroy_qp left the QP on the id");
+		ret = -EPROTO;
+	}
+out:
+	if (!IS_ERR_OR_NULL(cq))
+		ib_free_cq(cq);
+	if (!IS_ERR_OR_NULL(pd))
+		ib_dealloc_pd(pd);
+	kc_destroy(&kc);
+	return ret;
+}
+
+/* rdma_create_qp: RC in INIT; UD in RTS with the UDP port space's Q_Key. */
+static int kc_qp(void)
+{
+	int ret;
+
+	ret = kc_qp_one(RDMA_PS_TCP, IB_QPT_RC, IB_QPS_INIT, port);
+	if (!ret && ud)
+		ret = kc_qp_one(RDMA_PS_UDP, IB_QPT_UD, IB_QPS_RTS, port + 1);
+	return ret;
+}
+
 /* An id bound to the device, kept for device removal. */
 static int kc_hold(void)
 {
@@ -247,6 +428,10 @@ static int __init kc_init(void)
 		ret = kc_bind();
 	else if (!strcmp(test, "resolve"))
 		ret = kc_resolve();
+	else if (!strcmp(test, "route"))
+		ret = kc_route();
+	else if (!strcmp(test, "qp"))
+		ret = kc_qp();
 	else if (!strcmp(test, "hold"))
 		ret = kc_hold();
 	else

@@ -74,6 +74,13 @@ kclient_cases() { # LABEL
 	# Stock rdma_cm fails a loopback destination on siw with -EINVAL.
 	kclient_case "$l-resolve" resolve port=7310 \
 		loopback="$([ "$T" = siw ] && echo 0 || echo 1)" || return
+	kclient_case "$l-route" route port=7330 || return
+	# siw has no UD QPs, and its query_qp leaves the state out.
+	if [ "$T" = siw ]; then
+		kclient_case "$l-qp" qp port=7340 ud=0 qpstate=0 || return
+	else
+		kclient_case "$l-qp" qp port=7340 || return
+	fi
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
 	expect_rc "$l-hold" 0

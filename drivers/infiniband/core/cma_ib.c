@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The IB CM transports of the rdma_cm switch: InfiniBand ports, whose
+ * paths come from the SA, and RoCE ports, whose paths rdma_cm builds
+ * from the resolved addresses.  Both speak ib_cm on the wire.
+ */
+#include "cma_abi.h"
+#include "cma_priv.h"
+
+static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
+				  unsigned long timeout_ms)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+	struct rdma_route *route = &id_priv->id.route;
+	struct sa_path_rec *path;
+	int ret;
+
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	ret = cma_roce_path(id_priv, path);
+	if (ret) {
+		kfree(path);
+		return ret;
+	}
+	cma_route_reset(id_priv);
+	route->path_rec = path;
+	route->num_pri_alt_paths = 1;
+
+	ret = cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
+			      RDMA_CM_ROUTE_RESOLVED, &event);
+	if (ret)
+		cma_route_reset(id_priv);
+	return ret;
+}
+
+/* The Q_Key of a UD id, as stock rdma_cm derives it from the port space. */
+static int cma_ib_default_qkey(struct rdma_id_private *id_priv)
+{
+	struct ib_sa_mcmember_rec rec;
+	int ret;
+
+	switch (id_priv->id.ps) {
+	case RDMA_PS_UDP:
+	case RDMA_PS_IB:
+		id_priv->qkey = RDMA_UDP_QKEY;
+		return 0;
+	case RDMA_PS_IPOIB:
+		ib_addr_get_mgid(&id_priv->id.route.addr.dev_addr, &rec.mgid);
+		ret = ib_sa_get_mcmember_rec(id_priv->id.device,
+					     id_priv->id.port_num, &rec.mgid,
+					     &rec);
+		if (!ret)
+			id_priv->qkey = be32_to_cpu(rec.qkey);
+		return ret;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * QP attributes: from ib_cm once it has an id for a connected QP; before
+ * that (and always for UD) the P_Key index, port and Q_Key or access
+ * rights of INIT.
+ */
+static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
+			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct rdma_cm_id *id = &id_priv->id;
+	u16 pkey;
+	int ret;
+
+	if (id_priv->cm_id.ib && id->qp_type != IB_QPT_UD) {
+		ret = ib_cm_init_qp_attr(id_priv->cm_id.ib, qp_attr,
+					 qp_attr_mask);
+		if (ret)
+			return ret;
+		goto out;
+	}
+
+	pkey = rdma_cap_eth_ah(id->device, id->port_num) ?
+	       0xffff : ib_addr_get_pkey(dev_addr);
+	ret = ib_find_cached_pkey(id->device, id->port_num, pkey,
+				  &qp_attr->pkey_index);
+	if (ret)
+		return ret;
+	qp_attr->port_num = id->port_num;
+	*qp_attr_mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
+	if (id->qp_type == IB_QPT_UD) {
+		ret = cma_ib_default_qkey(id_priv);
+		if (ret)
+			return ret;
+		qp_attr->qkey = id_priv->qkey;
+		*qp_attr_mask |= IB_QP_QKEY;
+	} else {
+		qp_attr->qp_access_flags = 0;
+		*qp_attr_mask |= IB_QP_ACCESS_FLAGS;
+	}
+out:
+	/* The receive PSN the REQ or REP announced. */
+	if (qp_attr->qp_state == IB_QPS_RTR)
+		qp_attr->rq_psn = id_priv->seq_num;
+	return 0;
+}
+
+/* InfiniBand: the SA path query is not written yet. */
+const struct cma_transport_ops cma_ib_transport = {
+	.name		= "ib_cm",
+	.init_qp_attr	= cma_ib_init_qp_attr,
+};
+
+const struct cma_transport_ops cma_roce_transport = {
+	.name		= "ib_cm (RoCE)",
+	.resolve_route	= cma_roce_resolve_route,
+	.set_path	= cma_roce_path_l2,
+	.init_qp_attr	= cma_ib_init_qp_attr,
+};
