@@ -86,6 +86,18 @@ bool cma_any_addr(const struct sockaddr *addr)
 }
 
 /**
+ * cma_family_supported - Whether rdma_cm binds and resolves @addr's family.
+ * @addr: an address
+ *
+ * Return: true for AF_INET, AF_INET6 and AF_IB.
+ */
+bool cma_family_supported(const struct sockaddr *addr)
+{
+	return addr->sa_family == AF_INET || addr->sa_family == AF_INET6 ||
+	       addr->sa_family == AF_IB;
+}
+
+/**
  * cma_addr_equal - Whether two addresses name the same host address.
  * @a: an address
  * @b: another address

@@ -107,8 +107,7 @@ int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr)
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	int ret;
 
-	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6 &&
-	    addr->sa_family != AF_IB)
+	if (!cma_family_supported(addr))
 		return -EAFNOSUPPORT;
 
 	ret = cma_comp_exch(id_priv, RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND);

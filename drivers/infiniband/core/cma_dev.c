@@ -190,12 +190,24 @@ cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
 	return sgid_attr;
 }
 
-static void cma_dev_attach(struct rdma_id_private *id_priv,
-			   struct cma_device *cma_dev, u32 port,
-			   const struct ib_gid_attr *sgid_attr)
+/*
+ * Attach @id_priv to @port of @cma_dev with @sgid_attr, whose reference
+ * it takes over, and give it the port's transport.  If the id already
+ * has another transport, -EBUSY and the reference is dropped.
+ */
+static int cma_dev_attach(struct rdma_id_private *id_priv,
+			  struct cma_device *cma_dev, u32 port,
+			  const struct ib_gid_attr *sgid_attr)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct ib_device *device = cma_dev->device;
+	int ret;
+
+	ret = cma_set_transport(id_priv, cma_transport_of(device, port));
+	if (ret) {
+		rdma_put_gid_attr(sgid_attr);
+		return ret;
+	}
 
 	refcount_inc(&cma_dev->refcount);
 	id_priv->cma_dev = cma_dev;
@@ -208,6 +220,7 @@ static void cma_dev_attach(struct rdma_id_private *id_priv,
 	spin_lock(&cma_dev->id_lock);
 	list_add_tail(&id_priv->device_item, &cma_dev->id_list);
 	spin_unlock(&cma_dev->id_lock);
+	return 0;
 }
 
 /**
@@ -249,14 +262,7 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 						      roce ? &iboe_gid : &gid);
 			if (IS_ERR(sgid_attr))
 				continue;
-			ret = cma_set_transport(id_priv,
-						cma_transport_of(cma_dev->device,
-								 port));
-			if (ret) {
-				rdma_put_gid_attr(sgid_attr);
-				goto out;
-			}
-			cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
+			ret = cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
 			goto out;
 		}
 	}
@@ -325,17 +331,13 @@ int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 		ret = PTR_ERR(sgid_attr);
 		goto out;
 	}
-	ret = cma_set_transport(id_priv, cma_transport_of(cma_dev->device,
-							  port));
-	if (ret) {
-		rdma_put_gid_attr(sgid_attr);
+	ret = cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
+	if (ret)
 		goto out;
-	}
 	dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
 			     ARPHRD_INFINIBAND : ARPHRD_ETHER;
-	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&sgid_attr->gid);
+	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&dev_addr->sgid_attr->gid);
 	ib_addr_set_pkey(dev_addr, pkey);
-	cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
 out:
 	mutex_unlock(&cma_dev_mutex);
 	return ret;

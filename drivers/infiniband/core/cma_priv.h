@@ -359,6 +359,7 @@ int cma_set_transport(struct rdma_id_private *id_priv,
 bool cma_zero_addr(const struct sockaddr *addr);
 bool cma_loopback_addr(const struct sockaddr *addr);
 bool cma_any_addr(const struct sockaddr *addr);
+bool cma_family_supported(const struct sockaddr *addr);
 bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
 u16 cma_addr_port(const struct sockaddr *addr);
 void cma_addr_set_port(struct sockaddr *addr, u16 port);

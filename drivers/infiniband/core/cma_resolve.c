@@ -195,8 +195,7 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	struct rdma_id_private *id_priv = cma_id_priv(id);
 	int ret;
 
-	if (dst_addr->sa_family != AF_INET && dst_addr->sa_family != AF_INET6 &&
-	    dst_addr->sa_family != AF_IB)
+	if (!cma_family_supported(dst_addr))
 		return -EAFNOSUPPORT;
 
 	ret = cma_prepare_resolve(id_priv, src_addr, dst_addr);

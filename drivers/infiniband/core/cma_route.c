@@ -40,6 +40,20 @@ static __be32 cma_roce_flow_label(struct rdma_id_private *id_priv)
 	return cpu_to_be32(fl);
 }
 
+/* The Ethernet fields of a RoCE path record: type and next hop's MAC. */
+static void cma_roce_fill_l2(struct rdma_id_private *id_priv,
+			     struct sa_path_rec *path)
+{
+	int gid_type = cma_dev_default_gid_type(id_priv->cma_dev,
+						id_priv->id.port_num);
+
+	path->rec_type = sa_conv_gid_to_pathrec_type(gid_type < 0 ?
+						     IB_GID_TYPE_IB :
+						     gid_type);
+	path->roce.route_resolved = true;
+	sa_path_set_dmac(path, id_priv->id.route.addr.dev_addr.dst_dev_addr);
+}
+
 /**
  * cma_roce_path_l2 - Fill the Ethernet fields of a RoCE path record.
  * @id_priv: the id, with its address resolved on a RoCE port
@@ -51,19 +65,12 @@ int cma_roce_path_l2(struct rdma_id_private *id_priv, struct sa_path_rec *path)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct net_device *ndev;
-	int gid_type;
 
 	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
 	if (!ndev)
 		return -ENODEV;
 	dev_put(ndev);
-	gid_type = cma_dev_default_gid_type(id_priv->cma_dev,
-					    id_priv->id.port_num);
-	path->rec_type = sa_conv_gid_to_pathrec_type(gid_type < 0 ?
-						     IB_GID_TYPE_IB :
-						     gid_type);
-	path->roce.route_resolved = true;
-	sa_path_set_dmac(path, dev_addr->dst_dev_addr);
+	cma_roce_fill_l2(id_priv, path);
 	return 0;
 }
 
@@ -81,14 +88,12 @@ int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path)
 	struct cma_device *cma_dev = id_priv->cma_dev;
 	u32 port = id_priv->id.port_num;
 	struct net_device *ndev;
-	int tos, ret;
+	int tos;
 
-	ret = cma_roce_path_l2(id_priv, path);
-	if (ret)
-		return ret;
 	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
 	if (!ndev)
 		return -ENODEV;
+	cma_roce_fill_l2(id_priv, path);
 
 	tos = cma_dev_default_roce_tos(cma_dev, port);
 	mutex_lock(&id_priv->qp_mutex);

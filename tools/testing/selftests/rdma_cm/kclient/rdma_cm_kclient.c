@@ -126,6 +126,14 @@ static int kc_expect(const char *what, int got, int want)
 	return -EPROTO;
 }
 
+/* Create @kc and bind it to addr:port, filling @sin with that address. */
+static int kc_create_bound(struct kc_id *kc, struct sockaddr_in *sin)
+{
+	return kc_create(kc) ?: kc_sin(sin, addr, port) ?:
+	       kc_expect("bind", rdma_bind_addr(kc->id, (struct sockaddr *)sin),
+			 0);
+}
+
 /* Bind to the device's address: the id gets the device; conflicts. */
 static int kc_bind(void)
 {
@@ -133,12 +141,7 @@ static int kc_bind(void)
 	struct sockaddr_in sin;
 	int ret;
 
-	ret = kc_create(&a) ?: kc_create(&b) ?: kc_create(&c) ?:
-	      kc_sin(&sin, addr, port);
-	if (ret)
-		goto out;
-	ret = kc_expect("bind", rdma_bind_addr(a.id, (struct sockaddr *)&sin),
-			0);
+	ret = kc_create_bound(&a, &sin) ?: kc_create(&b) ?: kc_create(&c);
 	if (ret)
 		goto out;
 	if (!a.id->device || !a.id->port_num) {
@@ -407,16 +410,9 @@ static int kc_hold(void)
 	struct sockaddr_in sin;
 	int ret;
 
-	ret = kc_create(&held) ?: kc_sin(&sin, addr, port);
+	ret = kc_create_bound(&held, &sin);
 	if (ret)
-		goto err;
-	ret = kc_expect("bind", rdma_bind_addr(held.id, (struct sockaddr *)&sin),
-			0);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	kc_destroy(&held);
+		kc_destroy(&held);
 	return ret;
 }
 
