@@ -19,8 +19,10 @@
 #include "core_priv.h"
 #include "cma_priv.h"
 
-static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list */
+static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list, cma_listen_any */
 static LIST_HEAD(cma_dev_list);
+/* Wildcard listeners, which every new device must serve too. */
+static LIST_HEAD(cma_listen_any);
 
 static int cma_add_one(struct ib_device *device);
 static void cma_remove_one(struct ib_device *device, void *client_data);
@@ -75,6 +77,7 @@ static void cma_dev_free(struct cma_device *cma_dev)
 static int cma_add_one(struct ib_device *device)
 {
 	u32 start = rdma_start_port(device);
+	struct rdma_id_private *id_priv;
 	struct cma_device *cma_dev;
 	bool served = false;
 	u32 port;
@@ -121,6 +124,8 @@ static int cma_add_one(struct ib_device *device)
 
 	mutex_lock(&cma_dev_mutex);
 	list_add_tail(&cma_dev->list, &cma_dev_list);
+	list_for_each_entry(id_priv, &cma_listen_any, device_item)
+		cma_listen_on_dev(id_priv, cma_dev);
 	mutex_unlock(&cma_dev_mutex);
 	return 0;
 }
@@ -192,8 +197,9 @@ cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
 
 /*
  * Attach @id_priv to @port of @cma_dev with @sgid_attr, whose reference
- * it takes over, and give it the port's transport.  If the id already
- * has another transport, -EBUSY and the reference is dropped.
+ * it takes over (NULL for a per-device listener, which has no source
+ * GID), and give it the port's transport.  If the id already has another
+ * transport, -EBUSY and the reference is dropped.
  */
 static int cma_dev_attach(struct rdma_id_private *id_priv,
 			  struct cma_device *cma_dev, u32 port,
@@ -205,7 +211,8 @@ static int cma_dev_attach(struct rdma_id_private *id_priv,
 
 	ret = cma_set_transport(id_priv, cma_transport_of(device, port));
 	if (ret) {
-		rdma_put_gid_attr(sgid_attr);
+		if (sgid_attr)
+			rdma_put_gid_attr(sgid_attr);
 		return ret;
 	}
 
@@ -213,7 +220,8 @@ static int cma_dev_attach(struct rdma_id_private *id_priv,
 	id_priv->cma_dev = cma_dev;
 	id_priv->id.device = device;
 	id_priv->id.port_num = port;
-	id_priv->gid_type = sgid_attr->gid_type;
+	if (sgid_attr)
+		id_priv->gid_type = sgid_attr->gid_type;
 	dev_addr->sgid_attr = sgid_attr;
 	dev_addr->transport = rdma_node_get_transport(device->node_type);
 
@@ -269,6 +277,146 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 out:
 	mutex_unlock(&cma_dev_mutex);
 	return ret;
+}
+
+/**
+ * cma_dev_acquire_like - Attach a passive id to its listener's device.
+ * @id_priv: the new id, whose dev_addr was filled from the local address
+ *	the request arrived on
+ * @listener: the listener the request came through, attached to a device
+ *
+ * Return: 0, -EBUSY if the id already has another transport, or -ENODEV
+ * if no port of the listener's device carries the address.
+ */
+int cma_dev_acquire_like(struct rdma_id_private *id_priv,
+			 struct rdma_id_private *listener)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct cma_device *cma_dev = listener->cma_dev;
+	const struct ib_gid_attr *sgid_attr;
+	union ib_gid gid;
+	u32 port;
+
+	if (WARN_ON_ONCE(!cma_dev))
+		return -ENODEV;
+	rdma_for_each_port(cma_dev->device, port) {
+		if (rdma_protocol_roce(cma_dev->device, port))
+			rdma_ip2gid(cma_src_addr(id_priv), &gid);
+		else
+			rdma_addr_get_sgid(dev_addr, &gid);
+		sgid_attr = cma_validate_port(id_priv, cma_dev, port, &gid);
+		if (!IS_ERR(sgid_attr))
+			return cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
+	}
+	return -ENODEV;
+}
+
+/**
+ * cma_dev_attach_listener - Attach a per-device listener to its device.
+ * @id_priv: the new listener
+ * @cma_dev: the device; the caller holds cma_dev_mutex, so it is listed
+ *
+ * The listener takes the first served port, and with it the transport:
+ * a transport listens on a whole device.
+ *
+ * Return: 0, or -ENODEV when the device serves no port.
+ */
+int cma_dev_attach_listener(struct rdma_id_private *id_priv,
+			    struct cma_device *cma_dev)
+{
+	u32 port;
+
+	lockdep_assert_held(&cma_dev_mutex);
+	rdma_for_each_port(cma_dev->device, port)
+		if (cma_port_served(cma_dev->device, port))
+			return cma_dev_attach(id_priv, cma_dev, port, NULL);
+	return -ENODEV;
+}
+
+/**
+ * cma_dev_listen_any - Serve a wildcard listener on every device.
+ * @id_priv: the listener, in LISTEN, with no device
+ *
+ * Creates its per-device listeners and keeps it on the list that new
+ * devices serve as they arrive.
+ *
+ * Return: 0, or the first device's error (the listener is then off the
+ * list again; the caller stops the per-device listeners made so far).
+ */
+int cma_dev_listen_any(struct rdma_id_private *id_priv)
+{
+	struct cma_device *cma_dev;
+	int ret = 0;
+
+	mutex_lock(&cma_dev_mutex);
+	list_add_tail(&id_priv->device_item, &cma_listen_any);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		ret = cma_listen_on_dev(id_priv, cma_dev);
+		if (ret) {
+			list_del_init(&id_priv->device_item);
+			break;
+		}
+	}
+	mutex_unlock(&cma_dev_mutex);
+	return ret;
+}
+
+/**
+ * cma_dev_unlisten_any - Take a wildcard listener off the device list.
+ * @id_priv: the listener
+ *
+ * No per-device listener is added to it after this.
+ */
+void cma_dev_unlisten_any(struct rdma_id_private *id_priv)
+{
+	mutex_lock(&cma_dev_mutex);
+	list_del_init(&id_priv->device_item);
+	mutex_unlock(&cma_dev_mutex);
+}
+
+/**
+ * cma_dev_pop_listener - Take one per-device listener off its parent.
+ * @parent: a wildcard listener, or NULL
+ * @child: with @parent NULL, the per-device listener to take off its
+ *	parent
+ *
+ * Whoever takes a per-device listener off its parent's list destroys it:
+ * the parent's destruction or its device's removal, whichever comes
+ * first.
+ *
+ * Return: with @parent, its first per-device listener, now off the list,
+ * or NULL when none is left; with @child, @child if it was still on its
+ * parent's list, or NULL.
+ */
+struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
+					     struct rdma_id_private *child)
+{
+	struct rdma_id_private *ret = NULL;
+
+	mutex_lock(&cma_dev_mutex);
+	if (parent && !list_empty(&parent->listen_list))
+		ret = list_first_entry(&parent->listen_list,
+				       struct rdma_id_private, listen_item);
+	else if (!parent && !list_empty(&child->listen_item))
+		ret = child;
+	if (ret)
+		list_del_init(&ret->listen_item);
+	mutex_unlock(&cma_dev_mutex);
+	return ret;
+}
+
+/**
+ * cma_dev_add_listener - Put a new per-device listener on its parent.
+ * @parent: the wildcard listener
+ * @child: its new per-device listener
+ *
+ * Context: the caller holds cma_dev_mutex (cma_listen_on_dev()).
+ */
+void cma_dev_add_listener(struct rdma_id_private *parent,
+			  struct rdma_id_private *child)
+{
+	lockdep_assert_held(&cma_dev_mutex);
+	list_add_tail(&child->listen_item, &parent->listen_list);
 }
 
 /* The first served port that is up, else the first served port. */

@@ -2,12 +2,9 @@
 /*
  * The rdma_cm kernel API not written yet.
  *
- * Ids, their settings, bind, address and route resolution exist
- * (cma_id.c, cma_bind.c, cma_resolve.c, cma_route.c); the transports'
- * connections, listen and multicast do not, so the operations below fail
- * with -EOPNOTSUPP (or do nothing when they cannot fail).  Functions
- * that need no id state beyond the public struct rdma_cm_id fields are
- * implemented.
+ * Multicast is not written yet: joining fails with -EOPNOTSUPP and
+ * leaving does nothing.  Also here: the functions that need no id state
+ * beyond the public struct rdma_cm_id fields.
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
@@ -71,133 +68,6 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 EXPORT_SYMBOL(rdma_read_gids);
 
 /**
- * rdma_connect - Start connecting to the remote end of a resolved route.
- * @id: the id
- * @conn_param: connection parameters and private data
- *
- * Takes the handler lock; use rdma_connect_locked() from inside the id's
- * event handler.
- *
- * Return: 0 if the connection was started, or a negative errno.
- */
-int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_connect);
-
-/**
- * rdma_connect_locked - rdma_connect() with the handler lock already held.
- * @id: the id
- * @conn_param: connection parameters and private data
- *
- * Return: 0 if the connection was started, or a negative errno.
- */
-int rdma_connect_locked(struct rdma_cm_id *id,
-			struct rdma_conn_param *conn_param)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_connect_locked);
-
-/**
- * rdma_connect_ece - rdma_connect() with Enhanced Connection Establishment.
- * @id: the id
- * @conn_param: connection parameters and private data
- * @ece: ECE options to send in the request
- *
- * Return: 0 if the connection was started, or a negative errno.
- */
-int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
-		     struct rdma_ucm_ece *ece)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_connect_ece);
-
-/**
- * rdma_listen - Listen for connection requests on the id's address.
- * @id: the id; an unbound id is first bound to the wildcard address
- * @backlog: pending request limit
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_listen(struct rdma_cm_id *id, int backlog)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_listen);
-
-/**
- * rdma_accept - Accept a connection request, or complete an active one.
- * @id: the id, with its handler lock held
- * @conn_param: reply parameters; NULL on the active side sends the RTU
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_accept);
-
-/**
- * rdma_accept_ece - rdma_accept() with Enhanced Connection Establishment.
- * @id: the id, with its handler lock held
- * @conn_param: reply parameters
- * @ece: ECE options to send in the reply
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
-		    struct rdma_ucm_ece *ece)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_accept_ece);
-
-/**
- * rdma_notify - Tell the connection manager about a QP event.
- * @id: the id
- * @event: the asynchronous QP event, e.g. IB_EVENT_COMM_EST
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_notify);
-
-/**
- * rdma_reject - Reject a connection request.
- * @id: the id that received the request
- * @private_data: data to send with the reject
- * @private_data_len: length of @private_data
- * @reason: IB CM reject reason
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_reject(struct rdma_cm_id *id, const void *private_data,
-		u8 private_data_len, u8 reason)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_reject);
-
-/**
- * rdma_disconnect - Tear down a connection.
- * @id: the id
- *
- * Return: 0 on success or a negative errno.
- */
-int rdma_disconnect(struct rdma_cm_id *id)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_disconnect);
-
-/**
  * rdma_join_multicast - Join a multicast group.
  * @id: a UD id, with its address bound or resolved
  * @addr: the group address
@@ -225,15 +95,3 @@ void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 }
 EXPORT_SYMBOL(rdma_leave_multicast);
-
-/**
- * rdma_iw_cm_id - The iWARP CM id underlying an RDMA CM id.
- * @cm_id: the id
- *
- * Return: the iw_cm_id, or NULL when @cm_id is not on an iWARP device.
- */
-struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *cm_id)
-{
-	return NULL;
-}
-EXPORT_SYMBOL(rdma_iw_cm_id);

@@ -125,12 +125,20 @@ EXPORT_SYMBOL(rdma_create_user_id);
 
 /*
  * Release everything an id holds, once its state is DESTROYING and
- * nothing can start new work on it: the transport's id, the device, the
- * port, then wait for the last reference and free.
+ * nothing can start new work on it: a wildcard listener's per-device
+ * listeners, the transport's id, the device, the port, then wait for the
+ * last reference and free.  @state is the state before DESTROYING.
  */
-static void cma_id_teardown(struct rdma_id_private *id_priv)
+static void cma_id_teardown(struct rdma_id_private *id_priv,
+			    enum rdma_cm_state state)
 {
 	struct net *net = cma_id_net(id_priv);
+
+	if (state == RDMA_CM_LISTEN && !id_priv->cma_dev &&
+	    !id_priv->internal_id) {
+		cma_dev_unlisten_any(id_priv);
+		cma_listen_stop(id_priv);
+	}
 
 	/* Waits for a running address callback; nothing new can start. */
 	if (id_priv->used_resolve_ip)
@@ -166,7 +174,27 @@ void cma_destroy_handler_unlock(struct rdma_id_private *id_priv)
 	/* A second destroy of one id: the consumer's bug, not a crash. */
 	if (WARN_ON_ONCE(state == RDMA_CM_DESTROYING))
 		return;
-	cma_id_teardown(id_priv);
+	cma_id_teardown(id_priv, state);
+}
+
+/**
+ * cma_id_discard - Destroy an id nobody else can reach yet.
+ * @id_priv: a new id that no handler, transport callback, device walk or
+ *	consumer has seen (its transport listener failed to start, say)
+ *
+ * Unlike cma_destroy_handler_unlock() it takes no handler_mutex, so it
+ * may run under cma_dev_mutex.
+ */
+void cma_id_discard(struct rdma_id_private *id_priv)
+{
+	enum rdma_cm_state state;
+	unsigned long flags;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	state = id_priv->state;
+	WRITE_ONCE(id_priv->state, RDMA_CM_DESTROYING);
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	cma_id_teardown(id_priv, state);
 }
 
 /**
@@ -276,6 +304,16 @@ void cma_remove_id(struct rdma_id_private *id_priv)
 	if (state == RDMA_CM_DEVICE_REMOVAL || state == RDMA_CM_DESTROYING) {
 		mutex_unlock(&id_priv->handler_mutex);
 		cma_id_put(id_priv);
+		return;
+	}
+	/* A per-device listener is rdma_cm's own: no event, just gone. */
+	if (id_priv->internal_id) {
+		mutex_unlock(&id_priv->handler_mutex);
+		cma_id_put(id_priv);
+		if (cma_listen_remove_child(id_priv)) {
+			mutex_lock(&id_priv->handler_mutex);
+			cma_destroy_handler_unlock(id_priv);
+		}
 		return;
 	}
 	if (cma_deliver(id_priv, &event)) {

@@ -3,8 +3,9 @@
  * KUnit suite rdma_cm_id: ids through the exported API of the loaded
  * rdma_cm.ko, without any RDMA device: creation, settings per state,
  * bind to wildcard addresses and its errors, the handler lock, the
- * resource tracking back pointer, address resolution's failures, and
- * route and QP calls in the wrong state.
+ * resource tracking back pointer, address resolution's failures, route
+ * and QP calls in the wrong state, wildcard listeners (with whatever
+ * devices the machine has) and connection calls without a connection.
  *
  * The ids live in init_net and use fixed ports from 45000 up, which
  * nothing else binds while the KUnit modules run.
@@ -405,6 +406,58 @@ static void cma_id_route_state_test(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+static void cma_id_listen_test(struct kunit *test)
+{
+	struct rdma_cm_id *a = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *b = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_cm_id *c = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct sockaddr_storage ss;
+
+	/* An unbound id binds to the IPv4 wildcard and an ephemeral port. */
+	KUNIT_EXPECT_EQ(test, rdma_listen(a, 8), 0);
+	KUNIT_EXPECT_EQ(test, cma_test_state(a), RDMA_CM_LISTEN);
+	KUNIT_EXPECT_EQ(test, a->route.addr.src_addr.ss_family, AF_INET);
+	KUNIT_EXPECT_NE(test, cma_addr_port(cma_src_addr(cma_id_priv(a))), 0);
+	KUNIT_EXPECT_NULL(test, a->device);
+	KUNIT_EXPECT_EQ(test, rdma_listen(a, 8), -EINVAL);
+
+	/* A listener does not share its port, even under reuseaddr. */
+	KUNIT_ASSERT_EQ(test, rdma_set_reuseaddr(b, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdma_set_reuseaddr(c, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(b, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 30)),
+			0);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(c, cma_test_sin(&ss, 0,
+							     CMA_TEST_PORT + 30)),
+			0);
+	KUNIT_EXPECT_EQ(test, rdma_listen(b, 8), -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, cma_test_state(b), RDMA_CM_ADDR_BOUND);
+	rdma_destroy_id(c);
+	KUNIT_EXPECT_EQ(test, rdma_listen(b, 8), 0);
+	KUNIT_EXPECT_EQ(test, cma_test_state(b), RDMA_CM_LISTEN);
+
+	rdma_destroy_id(a);
+	rdma_destroy_id(b);
+}
+
+static void cma_id_conn_state_test(struct kunit *test)
+{
+	struct rdma_cm_id *id = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct rdma_conn_param param = {};
+
+	KUNIT_EXPECT_EQ(test, rdma_connect(id, &param), -EINVAL);
+	rdma_lock_handler(id);
+	KUNIT_EXPECT_EQ(test, rdma_connect_locked(id, &param), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_accept(id, &param), -EINVAL);
+	rdma_unlock_handler(id);
+	KUNIT_EXPECT_EQ(test, rdma_reject(id, NULL, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(id), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_notify(id, IB_EVENT_COMM_EST), -EINVAL);
+	KUNIT_EXPECT_NULL(test, rdma_iw_cm_id(id));
+	KUNIT_EXPECT_EQ(test, cma_test_state(id), RDMA_CM_IDLE);
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_create_test),
 	KUNIT_CASE(cma_id_res_to_id_test),
@@ -417,6 +470,8 @@ static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_resolve_args_test),
 	KUNIT_CASE(cma_id_resolve_loopback_test),
 	KUNIT_CASE(cma_id_route_state_test),
+	KUNIT_CASE(cma_id_listen_test),
+	KUNIT_CASE(cma_id_conn_state_test),
 	{}
 };
 

@@ -250,7 +250,10 @@ static inline struct net *cma_id_net(struct rdma_id_private *id_priv)
  * Context: process context, after the core checked and changed the
  * state; they may sleep.  @resolve_route runs without @handler_mutex
  * (consumers call rdma_resolve_route() from their ADDR_RESOLVED
- * handler, which holds it); all others but @destroy with it held.  A
+ * handler, which holds it), and so do @listen (rdma_listen() may be
+ * called from another id's handler), @reject, @disconnect and @notify
+ * (as in stock rdma_cm, consumers call them from any context that may
+ * sleep); @connect and @accept run with it held; @destroy without.  A
  * negative return makes the core undo its state change and report the
  * error to the caller; no event is delivered for a failed call.  Events
  * from the transport reach the core through the transport's own
@@ -305,6 +308,16 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv);
 int cma_dev_acquire_loopback(struct rdma_id_private *id_priv);
 void cma_dev_release(struct rdma_id_private *id_priv);
 struct cma_device *cma_dev_get_by_name(const char *name);
+int cma_dev_acquire_like(struct rdma_id_private *id_priv,
+			 struct rdma_id_private *listener);
+int cma_dev_attach_listener(struct rdma_id_private *id_priv,
+			    struct cma_device *cma_dev);
+int cma_dev_listen_any(struct rdma_id_private *id_priv);
+void cma_dev_unlisten_any(struct rdma_id_private *id_priv);
+struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
+					     struct rdma_id_private *child);
+void cma_dev_add_listener(struct rdma_id_private *parent,
+			  struct rdma_id_private *child);
 int cma_dev_default_gid_type(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
 				 enum ib_gid_type gid_type);
@@ -323,11 +336,23 @@ void cma_id_get(struct rdma_id_private *id_priv);
 void cma_id_put(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event);
 void cma_destroy_handler_unlock(struct rdma_id_private *id_priv);
+void cma_id_discard(struct rdma_id_private *id_priv);
 void cma_remove_id(struct rdma_id_private *id_priv);
 int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
 int __init cma_id_init(void);
 void cma_id_exit(void);
+
+/* cma_listen.c: listeners, per-device listeners of wildcard ones. */
+int cma_listen_on_dev(struct rdma_id_private *parent,
+		      struct cma_device *cma_dev);
+void cma_listen_stop(struct rdma_id_private *id_priv);
+bool cma_listen_remove_child(struct rdma_id_private *child);
+
+/* cma_qp.c: the id's QP through a connection's steps. */
+int cma_qp_ready(struct rdma_id_private *id_priv,
+		 const struct rdma_conn_param *param);
+int cma_qp_error(struct rdma_id_private *id_priv);
 
 /* cma_bind.c: binding to a local address. */
 int cma_get_port(struct rdma_id_private *id_priv);

@@ -8,6 +8,28 @@
 #include "cma_abi.h"
 #include "cma_priv.h"
 
+/* rdma_init_qp_attr() with qp_mutex held. */
+static int cma_qp_attr(struct rdma_id_private *id_priv,
+		       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	const struct cma_transport_ops *xprt = id_priv->xprt;
+	int ret;
+
+	lockdep_assert_held(&id_priv->qp_mutex);
+	if (!id_priv->id.device)
+		return -EINVAL;
+	if (!xprt || !xprt->init_qp_attr)
+		return -EOPNOTSUPP;
+	ret = xprt->init_qp_attr(id_priv, qp_attr, qp_attr_mask);
+	if (ret)
+		return ret;
+	if ((*qp_attr_mask & IB_QP_TIMEOUT) && id_priv->timeout_set)
+		qp_attr->timeout = id_priv->timeout;
+	if ((*qp_attr_mask & IB_QP_MIN_RNR_TIMER) && id_priv->min_rnr_timer_set)
+		qp_attr->min_rnr_timer = id_priv->min_rnr_timer;
+	return 0;
+}
+
 /**
  * rdma_init_qp_attr - QP attributes for a state transition of an id's QP.
  * @id: the id, attached to a device
@@ -24,26 +46,72 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
 {
 	struct rdma_id_private *id_priv = cma_id_priv(id);
-	const struct cma_transport_ops *xprt = id_priv->xprt;
 	int ret;
 
-	if (!id->device)
-		return -EINVAL;
-	if (!xprt || !xprt->init_qp_attr)
-		return -EOPNOTSUPP;
-	ret = xprt->init_qp_attr(id_priv, qp_attr, qp_attr_mask);
-	if (ret)
-		return ret;
-
 	mutex_lock(&id_priv->qp_mutex);
-	if ((*qp_attr_mask & IB_QP_TIMEOUT) && id_priv->timeout_set)
-		qp_attr->timeout = id_priv->timeout;
-	if ((*qp_attr_mask & IB_QP_MIN_RNR_TIMER) && id_priv->min_rnr_timer_set)
-		qp_attr->min_rnr_timer = id_priv->min_rnr_timer;
+	ret = cma_qp_attr(id_priv, qp_attr, qp_attr_mask);
 	mutex_unlock(&id_priv->qp_mutex);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL(rdma_init_qp_attr);
+
+/**
+ * cma_qp_ready - Ready the id's QP to receive on a connection.
+ * @id_priv: the id, with the transport's connection id set up
+ * @param: the consumer's connection parameters, or NULL
+ *
+ * The QP is moved to INIT again (the transport may now know more, e.g.
+ * the negotiated access rights), then to RTR, with the responder
+ * resources of @param.  Nothing happens for an id without a kernel QP.
+ *
+ * Return: 0 or the error of the attribute query or the modify.
+ */
+int cma_qp_ready(struct rdma_id_private *id_priv,
+		 const struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask, ret = 0;
+
+	mutex_lock(&id_priv->qp_mutex);
+	if (!id_priv->id.qp)
+		goto out;
+	ret = cma_qp_attr(id_priv, &attr, &mask) ?:
+	      ib_modify_qp(id_priv->id.qp, &attr, mask);
+	if (ret)
+		goto out;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	ret = cma_qp_attr(id_priv, &attr, &mask);
+	if (ret)
+		goto out;
+	if (param && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		attr.max_dest_rd_atomic = param->responder_resources;
+	ret = ib_modify_qp(id_priv->id.qp, &attr, mask);
+out:
+	mutex_unlock(&id_priv->qp_mutex);
+	return ret;
+}
+
+/**
+ * cma_qp_error - Move the id's QP to the error state.
+ * @id_priv: the id
+ *
+ * Flushes outstanding work when a connection ends or fails.  Nothing
+ * happens for an id without a kernel QP.
+ *
+ * Return: 0 or the modify's error.
+ */
+int cma_qp_error(struct rdma_id_private *id_priv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret = 0;
+
+	mutex_lock(&id_priv->qp_mutex);
+	if (id_priv->id.qp)
+		ret = ib_modify_qp(id_priv->id.qp, &attr, IB_QP_STATE);
+	mutex_unlock(&id_priv->qp_mutex);
+	return ret;
+}
 
 /* Move a new QP to @state through the attributes rdma_cm gives it. */
 static int cma_qp_to(struct rdma_id_private *id_priv, struct ib_qp *qp,

@@ -7,25 +7,30 @@
  * insmod succeeds when the case passed and fails with the case's error
  * otherwise; the kernel log says what went wrong.  The "hold" case keeps
  * an id bound until the module is removed and records the events it
- * gets in the "events" parameter, for device removal tests.
+ * gets in the "events" parameter, for device removal tests.  The
+ * connection cases ("conn", "reject", "refused") connect the device to
+ * itself: a listener and an active id on "addr", a QP on each side.
  *
  * It uses only the exported API, so it runs on the stock rdma_cm and on
  * ours alike.
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/in.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm_ib.h>
 #include <rdma/rdma_cm.h>
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case to run: bind, resolve, route, qp or hold");
+MODULE_PARM_DESC(test, "case to run: bind, resolve, route, qp, hold, conn, reject or refused");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -46,6 +51,10 @@ MODULE_PARM_DESC(ud, "the qp case also makes a UD QP (not on siw)");
 static bool qpstate = true;
 module_param(qpstate, bool, 0444);
 MODULE_PARM_DESC(qpstate, "the device's query_qp reports the state (not siw)");
+
+static bool any;
+module_param(any, bool, 0444);
+MODULE_PARM_DESC(any, "the connection cases listen on the wildcard address");
 
 static char events[256];
 module_param_string(events, events, sizeof(events), 0444);
@@ -416,6 +425,473 @@ static int kc_hold(void)
 	return ret;
 }
 
+/*
+ * The connection cases.  Events of the listener and of the passive id
+ * it hands out arrive at one handler (the passive id inherits the
+ * listener's context); each id's events are logged in order.
+ */
+#define KC_MAX_EVENTS	8
+#define KC_MSG		"kc-msg: hello over rdma_cm"
+
+struct kc_log {
+	struct rdma_cm_id	*id;
+	enum rdma_cm_event_type	event[KC_MAX_EVENTS];
+	int			status[KC_MAX_EVENTS];
+	char			pdata[KC_MAX_EVENTS][8];	/* first bytes */
+	int			count;
+	int			seen;		/* events the test checked */
+	wait_queue_head_t	wait;
+	spinlock_t		lock;		/* the arrays and count */
+};
+
+struct kc_side {
+	struct kc_log		log;
+	struct ib_cq		*cq;
+	void			*buf;
+	u64			dma;
+};
+
+struct kc_conn {
+	struct kc_side		active;
+	struct kc_log		listener;
+	struct kc_side		passive;
+	struct ib_pd		*pd;
+	bool			reject;
+	int			handler_err;	/* first failure in a handler */
+};
+
+static void kc_log_init(struct kc_log *log)
+{
+	memset(log, 0, sizeof(*log));
+	init_waitqueue_head(&log->wait);
+	spin_lock_init(&log->lock);
+}
+
+static void kc_log_add(struct kc_log *log, struct rdma_cm_event *ev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&log->lock, flags);
+	if (log->count < KC_MAX_EVENTS) {
+		log->event[log->count] = ev->event;
+		log->status[log->count] = ev->status;
+		if (ev->param.conn.private_data)
+			memcpy(log->pdata[log->count],
+			       ev->param.conn.private_data,
+			       min_t(size_t, ev->param.conn.private_data_len,
+				     sizeof(log->pdata[0])));
+		log->count++;
+	}
+	spin_unlock_irqrestore(&log->lock, flags);
+	wake_up(&log->wait);
+}
+
+/* Wait for @log's next event; check it is @want and, if given, @pdata. */
+static int kc_log_next(struct kc_log *log, enum rdma_cm_event_type want,
+		       const char *pdata, const char *what)
+{
+	int i = log->seen;
+
+	if (!wait_event_timeout(log->wait, READ_ONCE(log->count) > i,
+				30 * HZ)) {
+		kc_fail("%s: no event in 30 s, expected %s", what,
+			rdma_event_msg(want));
+		return -ETIMEDOUT;
+	}
+	log->seen++;
+	if (log->event[i] != want) {
+		kc_fail("%s: %s (status %d), expected %s", what,
+			rdma_event_msg(log->event[i]), log->status[i],
+			rdma_event_msg(want));
+		return -EPROTO;
+	}
+	if (pdata && strncmp(log->pdata[i], pdata, strlen(pdata))) {
+		kc_fail("%s: private data '%.8s', expected '%s'", what,
+			log->pdata[i], pdata);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int kc_side_qp(struct kc_conn *c, struct kc_side *side,
+		      struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq	= side->cq,
+		.recv_cq	= side->cq,
+		.qp_type	= IB_QPT_RC,
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 4, .max_recv_wr = 4,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		},
+	};
+	struct ib_recv_wr wr = {}, *bad;
+	struct ib_sge sge;
+	int ret;
+
+	ret = rdma_create_qp(id, c->pd, &init);
+	if (ret) {
+		kc_fail("rdma_create_qp: %d", ret);
+		return ret;
+	}
+	sge.addr = side->dma;
+	sge.length = PAGE_SIZE;
+	sge.lkey = c->pd->local_dma_lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	ret = ib_post_recv(id->qp, &wr, (const struct ib_recv_wr **)&bad);
+	if (ret)
+		kc_fail("ib_post_recv: %d", ret);
+	return ret;
+}
+
+static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct kc_conn *c = id->context;
+	struct rdma_conn_param param = {
+		.private_data = "kc-rep",
+		.private_data_len = 7,
+		.initiator_depth = 1,
+		.responder_resources = 1,
+	};
+	int ret;
+
+	if (id == c->listener.id) {
+		kc_log_add(&c->listener, ev);
+		return 0;
+	}
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		kc_log_add(&c->passive.log, ev);
+		return 0;
+	}
+	if (c->passive.log.id) {
+		kc_fail("a second connection request");
+		c->handler_err = -EPROTO;
+		return 1;	/* rdma_cm destroys that id */
+	}
+	c->passive.log.id = id;
+	kc_log_add(&c->passive.log, ev);
+	if (c->reject) {
+		ret = rdma_reject(id, "kc-rej", 7, IB_CM_REJ_CONSUMER_DEFINED);
+		if (ret)
+			kc_fail("rdma_reject: %d", ret);
+		/* Done with it either way: rdma_cm destroys it. */
+		c->passive.log.id = NULL;
+		c->handler_err = ret;
+		return 1;
+	}
+	ret = kc_side_qp(c, &c->passive, id);
+	if (!ret) {
+		ret = rdma_accept(id, &param);
+		if (ret)
+			kc_fail("rdma_accept: %d", ret);
+	}
+	if (ret) {
+		c->handler_err = ret;
+		rdma_destroy_qp(id);
+		c->passive.log.id = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static int kc_side_init(struct kc_side *side, struct ib_device *dev)
+{
+	side->cq = ib_alloc_cq(dev, NULL, 8, 0, IB_POLL_DIRECT);
+	if (IS_ERR(side->cq)) {
+		kc_fail("ib_alloc_cq: %ld", PTR_ERR(side->cq));
+		return PTR_ERR(side->cq);
+	}
+	side->buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!side->buf)
+		return -ENOMEM;
+	side->dma = ib_dma_map_single(dev, side->buf, PAGE_SIZE,
+				      DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, side->dma)) {
+		kfree(side->buf);
+		side->buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void kc_side_fini(struct kc_side *side, struct ib_device *dev)
+{
+	if (side->buf) {
+		ib_dma_unmap_single(dev, side->dma, PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+		kfree(side->buf);
+	}
+	if (!IS_ERR_OR_NULL(side->cq))
+		ib_free_cq(side->cq);
+}
+
+/* Poll @side's CQ for one completion of @opcode within 10 s. */
+static int kc_poll(struct kc_side *side, enum ib_wc_opcode opcode,
+		   const char *what)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	struct ib_wc wc;
+	int n;
+
+	do {
+		n = ib_poll_cq(side->cq, 1, &wc);
+		if (n > 0)
+			break;
+		msleep(20);
+	} while (time_before(jiffies, end));
+	if (n <= 0) {
+		kc_fail("%s: no completion in 10 s", what);
+		return -ETIMEDOUT;
+	}
+	if (wc.status != IB_WC_SUCCESS || wc.opcode != opcode) {
+		kc_fail("%s: completion status %s opcode %d", what,
+			ib_wc_status_msg(wc.status), wc.opcode);
+		return -EIO;
+	}
+	if (opcode == IB_WC_RECV && (wc.byte_len != sizeof(KC_MSG) ||
+				     strcmp(side->buf, KC_MSG))) {
+		kc_fail("%s: received %u bytes '%.32s'", what, wc.byte_len,
+			(char *)side->buf);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* One SEND from the active side to the passive side's posted receive. */
+static int kc_send(struct kc_conn *c)
+{
+	struct ib_send_wr wr = {}, *bad;
+	struct ib_sge sge;
+	int ret;
+
+	strscpy(c->active.buf, KC_MSG, PAGE_SIZE);
+	sge.addr = c->active.dma;
+	sge.length = sizeof(KC_MSG);
+	sge.lkey = c->pd->local_dma_lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(c->active.log.id->qp, &wr,
+			   (const struct ib_send_wr **)&bad);
+	if (ret) {
+		kc_fail("ib_post_send: %d", ret);
+		return ret;
+	}
+	return kc_poll(&c->active, IB_WC_SEND, "send") ?:
+	       kc_poll(&c->passive, IB_WC_RECV, "receive");
+}
+
+/* The listener on addr:@p (0.0.0.0 with "any"). */
+static int kc_conn_listen(struct kc_conn *c, u16 p)
+{
+	struct rdma_cm_id *id;
+	struct sockaddr_in sin;
+	int ret;
+
+	id = rdma_create_id(&init_net, kc_conn_handler, c, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		kc_fail("rdma_create_id: %ld", PTR_ERR(id));
+		return PTR_ERR(id);
+	}
+	c->listener.id = id;
+	ret = kc_sin(&sin, any ? "0.0.0.0" : addr, p) ?:
+	      kc_expect("bind listener",
+			rdma_bind_addr(id, (struct sockaddr *)&sin), 0) ?:
+	      kc_expect("listen", rdma_listen(id, 4), 0);
+	if (!ret && !any && !id->device) {
+		kc_fail("listener bound to %s has no device", addr);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+static int kc_conn_handler_active(struct rdma_cm_id *id,
+				  struct rdma_cm_event *ev)
+{
+	kc_log_add(id->context, ev);
+	return 0;
+}
+
+/* The active id, resolved to addr:@p, with a QP, ready to connect. */
+static int kc_conn_active(struct kc_conn *c, u16 p)
+{
+	struct kc_log *log = &c->active.log;
+	struct ib_device *dev;
+	struct rdma_cm_id *id;
+	struct sockaddr_in sin;
+	int ret;
+
+	id = rdma_create_id(&init_net, kc_conn_handler_active, log,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		kc_fail("rdma_create_id: %ld", PTR_ERR(id));
+		return PTR_ERR(id);
+	}
+	log->id = id;
+	ret = kc_sin(&sin, addr, p) ?:
+	      kc_expect("resolve",
+			rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
+					  5000), 0) ?:
+	      kc_log_next(log, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, "resolve") ?:
+	      kc_expect("route", rdma_resolve_route(id, 5000), 0) ?:
+	      kc_log_next(log, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, "route");
+	if (ret)
+		return ret;
+
+	dev = id->device;
+	c->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		kc_fail("ib_alloc_pd: %d", ret);
+		return ret;
+	}
+	return kc_side_init(&c->active, dev) ?:
+	       kc_side_init(&c->passive, dev) ?:
+	       kc_side_qp(c, &c->active, id);
+}
+
+static int kc_connect(struct kc_conn *c)
+{
+	struct rdma_conn_param param = {
+		.private_data = "kc-req",
+		.private_data_len = 7,
+		.initiator_depth = 1,
+		.responder_resources = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+
+	return kc_expect("connect", rdma_connect(c->active.log.id, &param), 0);
+}
+
+static void kc_conn_fini(struct kc_conn *c)
+{
+	struct ib_device *dev = c->pd ? c->pd->device : NULL;
+
+	if (c->passive.log.id) {
+		rdma_destroy_qp(c->passive.log.id);
+		rdma_destroy_id(c->passive.log.id);
+	}
+	if (c->active.log.id) {
+		rdma_destroy_qp(c->active.log.id);
+		rdma_destroy_id(c->active.log.id);
+	}
+	if (c->listener.id)
+		rdma_destroy_id(c->listener.id);
+	if (dev) {
+		kc_side_fini(&c->passive, dev);
+		kc_side_fini(&c->active, dev);
+		ib_dealloc_pd(c->pd);
+	}
+	kfree(c);
+}
+
+static struct kc_conn *kc_conn_alloc(void)
+{
+	struct kc_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	kc_log_init(&c->active.log);
+	kc_log_init(&c->passive.log);
+	kc_log_init(&c->listener);
+	return c;
+}
+
+/*
+ * Connect with private data both ways, one SEND, disconnect: both ends
+ * get ESTABLISHED and DISCONNECTED, the listener nothing.
+ */
+static int kc_conn(void)
+{
+	struct kc_conn *c = kc_conn_alloc();
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	ret = kc_conn_listen(c, port) ?:
+	      kc_conn_active(c, port) ?:
+	      kc_connect(c) ?:
+	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_CONNECT_REQUEST,
+			  "kc-req", "connection request") ?:
+	      kc_log_next(&c->active.log, RDMA_CM_EVENT_ESTABLISHED, "kc-rep",
+			  "active established") ?:
+	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_ESTABLISHED, NULL,
+			  "passive established") ?:
+	      c->handler_err ?:
+	      kc_send(c) ?:
+	      kc_expect("disconnect", rdma_disconnect(c->active.log.id), 0) ?:
+	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_DISCONNECTED, NULL,
+			  "passive disconnected") ?:
+	      /* IB: the DREP the active side waits for; iWARP: no-op. */
+	      kc_expect("passive disconnect",
+			rdma_disconnect(c->passive.log.id), 0) ?:
+	      kc_log_next(&c->active.log, RDMA_CM_EVENT_DISCONNECTED, NULL,
+			  "active disconnected");
+	if (!ret && READ_ONCE(c->listener.count)) {
+		kc_fail("the listener got %s",
+			rdma_event_msg(c->listener.event[0]));
+		ret = -EPROTO;
+	}
+	kc_conn_fini(c);
+	return ret;
+}
+
+/* The passive side rejects with private data: REJECTED, data intact. */
+static int kc_reject(void)
+{
+	struct kc_conn *c = kc_conn_alloc();
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->reject = true;
+	ret = kc_conn_listen(c, port) ?:
+	      kc_conn_active(c, port) ?:
+	      kc_connect(c) ?:
+	      kc_log_next(&c->active.log, RDMA_CM_EVENT_REJECTED, "kc-rej",
+			  "rejected") ?:
+	      c->handler_err;
+	if (!ret && !c->active.log.status[c->active.log.seen - 1]) {
+		kc_fail("REJECTED with status 0");
+		ret = -EPROTO;
+	}
+	kc_conn_fini(c);
+	return ret;
+}
+
+/*
+ * Nobody listens on the port: IB answers with a REJ (REJECTED); siw's
+ * TCP connect fails at once, so rdma_connect() returns -ECONNREFUSED.
+ */
+static int kc_refused(void)
+{
+	struct kc_conn *c = kc_conn_alloc();
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	ret = kc_conn_active(c, port);
+	if (ret)
+		goto out;
+	ret = rdma_connect(c->active.log.id, &(struct rdma_conn_param){});
+	if (ret == -ECONNREFUSED) {
+		ret = 0;
+		goto out;
+	}
+	ret = kc_expect("connect", ret, 0) ?:
+	      kc_log_next(&c->active.log, RDMA_CM_EVENT_REJECTED, NULL,
+			  "connect to a closed port");
+out:
+	kc_conn_fini(c);
+	return ret;
+}
+
 static int __init kc_init(void)
 {
 	int ret;
@@ -430,6 +906,12 @@ static int __init kc_init(void)
 		ret = kc_qp();
 	else if (!strcmp(test, "hold"))
 		ret = kc_hold();
+	else if (!strcmp(test, "conn"))
+		ret = kc_conn();
+	else if (!strcmp(test, "reject"))
+		ret = kc_reject();
+	else if (!strcmp(test, "refused"))
+		ret = kc_refused();
 	else
 		ret = -EINVAL;
 	pr_info("rdma_cm_kclient: %s on %s: %s (%d)\n", test, addr,

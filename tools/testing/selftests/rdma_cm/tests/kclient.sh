@@ -3,10 +3,12 @@
 # The rdma_cm kernel API from a kernel client (kclient/rdma_cm_kclient.c,
 # RDMACM_KCLIENT), and rdma_cm's configfs: bind to the device's address
 # and its conflicts,
-# address resolution (own address, loopback, nobody's address), and an
-# id that `rdma link delete` removes: `rdma res show cm_id` lists it,
-# DEVICE_REMOVAL reaches it, the delete completes.  The device is set up
-# again afterwards.
+# address resolution (own address, loopback, nobody's address),
+# connections of the device to itself (private data both ways, a SEND,
+# disconnect; a specific and a wildcard listener; reject with private
+# data; a port nobody listens on), and an id that `rdma link delete`
+# removes: `rdma res show cm_id` lists it, DEVICE_REMOVAL reaches it, the
+# delete completes.  The device is set up again afterwards.
 #
 # The cases run on the loaded rdma_cm, then, when RDMACM_OURS_DIR has our
 # rdma_cm.ko and the stack does not use it yet, once more with it loaded
@@ -80,6 +82,16 @@ kclient_cases() { # LABEL
 		kclient_case "$l-qp" qp port=7340 ud=0 qpstate=0 || return
 	else
 		kclient_case "$l-qp" qp port=7340 || return
+	fi
+
+	# Our rdma_cm has no IB CM transport yet: rxe connects on stock only.
+	if [ "$l" = ours ] && [ "$T" != siw ]; then
+		info "$l: no connection cases over $T (our IB CM transport is not written yet)"
+	else
+		kclient_case "$l-conn" conn port=7350 || return
+		kclient_case "$l-conn-any" conn port=7351 any=1 || return
+		kclient_case "$l-reject" reject port=7352 || return
+		kclient_case "$l-refused" refused port=7353 || return
 	fi
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Listening: an id bound to a device address listens through its own
+ * transport; a wildcard listener spans devices, so it gets one internal
+ * per-device listener on each device, now and as devices arrive.
+ *
+ * A per-device listener is on its device's id list like any attached id
+ * and on its parent's listen_list.  Whoever takes it off the parent's
+ * list (the parent's destruction or the device's removal) destroys it;
+ * the consumer never sees it, nor gets events for it.
+ */
+#include "cma_abi.h"
+#include "cma_priv.h"
+
+/* The transport's listener, then LISTEN; back to ADDR_BOUND on failure. */
+static int cma_listen_start(struct rdma_id_private *id_priv, int backlog)
+{
+	const struct cma_transport_ops *xprt = id_priv->xprt;
+	int ret;
+
+	if (!xprt || !xprt->listen)
+		return -EOPNOTSUPP;
+	ret = cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN);
+	if (ret)
+		return ret;
+	id_priv->backlog = backlog;
+	ret = xprt->listen(id_priv, backlog);
+	if (ret) {
+		id_priv->backlog = 0;
+		cma_comp_exch(id_priv, RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND);
+	}
+	return ret;
+}
+
+/**
+ * cma_listen_on_dev - Give a wildcard listener a listener on one device.
+ * @parent: the wildcard listener, in LISTEN
+ * @cma_dev: the device
+ *
+ * Context: cma_dev_mutex held (so @cma_dev is listed and not being
+ * removed); takes no handler_mutex.
+ *
+ * Return: 0, also for a device the listener cannot use (another network
+ * namespace; AF_IB on a device without IB CM; a transport without
+ * listen), or the error that kept the device from listening.
+ */
+int cma_listen_on_dev(struct rdma_id_private *parent,
+		      struct cma_device *cma_dev)
+{
+	struct ib_device *device = cma_dev->device;
+	struct rdma_id_private *child;
+	int ret;
+
+	if (!rdma_dev_access_netns(device, cma_id_net(parent)))
+		return 0;
+	if (cma_src_addr(parent)->sa_family == AF_IB &&
+	    !rdma_cap_ib_cm(device, rdma_start_port(device)))
+		return 0;
+
+	child = cma_id_alloc(cma_id_net(parent), parent->id.event_handler,
+			     parent->id.context, parent->id.ps,
+			     parent->id.qp_type, parent);
+	if (!child)
+		return -ENOMEM;
+	child->internal_id = 1;
+	memcpy(cma_src_addr(child), cma_src_addr(parent),
+	       rdma_addr_size(cma_src_addr(parent)));
+	child->afonly = READ_ONCE(parent->afonly);
+	child->tos = parent->tos;
+	child->tos_set = parent->tos_set;
+	cma_state_init(child, RDMA_CM_ADDR_BOUND);
+
+	ret = cma_dev_attach_listener(child, cma_dev);
+	if (ret)
+		goto err;
+	/* A transport that cannot listen yet leaves the device out. */
+	if (!child->xprt->listen) {
+		cma_id_discard(child);
+		return 0;
+	}
+	rdma_restrack_add(&child->res);
+	ret = cma_listen_start(child, parent->backlog);
+	if (ret)
+		goto err;
+	cma_dev_add_listener(parent, child);
+	return 0;
+
+err:
+	pr_warn_ratelimited("rdma_cm: no listener on %s for port %u: %d\n",
+			    dev_name(&device->dev),
+			    cma_addr_port(cma_src_addr(parent)), ret);
+	cma_id_discard(child);
+	return ret;
+}
+
+/* Destroy a per-device listener taken off its parent's list. */
+static void cma_listen_destroy_child(struct rdma_id_private *child)
+{
+	mutex_lock(&child->handler_mutex);
+	cma_destroy_handler_unlock(child);
+}
+
+/**
+ * cma_listen_stop - Stop a wildcard listener's per-device listeners.
+ * @id_priv: the listener, no longer on the wildcard list (or never put
+ *	on it); per-device listeners and other ids: nothing to do
+ */
+void cma_listen_stop(struct rdma_id_private *id_priv)
+{
+	struct rdma_id_private *child;
+
+	if (id_priv->internal_id || id_priv->cma_dev)
+		return;
+	while ((child = cma_dev_pop_listener(id_priv, NULL)))
+		cma_listen_destroy_child(child);
+}
+
+/**
+ * cma_listen_remove_child - A per-device listener's device goes away.
+ * @child: the per-device listener; the caller holds its handler_mutex
+ *	and has moved it out of LISTEN
+ *
+ * Return: true if the caller is to destroy @child (it was still on its
+ * parent's list), false if the parent's destruction already owns it.
+ */
+bool cma_listen_remove_child(struct rdma_id_private *child)
+{
+	return cma_dev_pop_listener(NULL, child) == child;
+}
+
+/**
+ * rdma_listen - Listen for connection requests on the id's address.
+ * @id: the id; an unbound id is first bound to the IPv4 wildcard address
+ * @backlog: pending request limit, handed to the transport
+ *
+ * An id bound to a device address listens on that device; a wildcard
+ * listener listens on every device its namespace can use, and on each
+ * device added later.  A listener bound with reuseaddr must own its port
+ * alone.  CONNECT_REQUEST events carry new ids in CONNECT with the
+ * listener's handler and context.
+ *
+ * Return: 0 on success or a negative errno: -EINVAL if the id is not in
+ * IDLE or ADDR_BOUND, -EADDRINUSE if the port is shared, -EOPNOTSUPP for
+ * a transport that cannot listen, or the transport's error.
+ */
+int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct rdma_id_private *id_priv = cma_id_priv(id);
+	struct sockaddr_in any = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int ret;
+
+	if (READ_ONCE(id_priv->state) == RDMA_CM_IDLE) {
+		ret = cma_bind(id_priv, (struct sockaddr *)&any);
+		if (ret)
+			return ret;
+	}
+	if (READ_ONCE(id_priv->state) != RDMA_CM_ADDR_BOUND)
+		return -EINVAL;
+
+	ret = cma_ps_listen_check(cma_ps_table(cma_id_net(id_priv)), id_priv);
+	if (ret)
+		return ret;
+
+	if (id_priv->cma_dev)
+		return cma_listen_start(id_priv, backlog);
+
+	ret = cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN);
+	if (ret)
+		return ret;
+	id_priv->backlog = backlog;
+	ret = cma_dev_listen_any(id_priv);
+	if (ret) {
+		cma_listen_stop(id_priv);
+		id_priv->backlog = 0;
+		cma_comp_exch(id_priv, RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND);
+	}
+	return ret;
+}
+EXPORT_SYMBOL(rdma_listen);
