@@ -419,6 +419,31 @@ void cma_dev_add_listener(struct rdma_id_private *parent,
 	list_add_tail(&child->listen_item, &parent->listen_list);
 }
 
+/**
+ * cma_dev_listener_on - A wildcard listener's per-device listener.
+ * @parent: the wildcard listener
+ * @device: the device
+ *
+ * Return: the per-device listener on @device with a reference
+ * (cma_id_put() it), or NULL.
+ */
+struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
+					    struct ib_device *device)
+{
+	struct rdma_id_private *child, *found = NULL;
+
+	mutex_lock(&cma_dev_mutex);
+	list_for_each_entry(child, &parent->listen_list, listen_item) {
+		if (child->id.device == device) {
+			found = child;
+			cma_id_get(found);
+			break;
+		}
+	}
+	mutex_unlock(&cma_dev_mutex);
+	return found;
+}
+
 /* The first served port that is up, else the first served port. */
 static struct cma_device *cma_dev_pick_loopback(u32 *port)
 {

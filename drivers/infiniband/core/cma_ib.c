@@ -104,15 +104,26 @@ out:
 	return 0;
 }
 
+/* What IB and RoCE share: ib_cm does the connection (cma_ib_conn.c). */
+#define CMA_IB_CM_OPS					\
+	.listen		= cma_ib_listen,		\
+	.connect	= cma_ib_connect,		\
+	.accept		= cma_ib_accept,		\
+	.reject		= cma_ib_reject,		\
+	.disconnect	= cma_ib_disconnect,		\
+	.notify		= cma_ib_notify,		\
+	.init_qp_attr	= cma_ib_init_qp_attr,		\
+	.destroy	= cma_ib_destroy
+
 /* InfiniBand: the SA path query is not written yet. */
 const struct cma_transport_ops cma_ib_transport = {
 	.name		= "ib_cm",
-	.init_qp_attr	= cma_ib_init_qp_attr,
+	CMA_IB_CM_OPS,
 };
 
 const struct cma_transport_ops cma_roce_transport = {
 	.name		= "ib_cm (RoCE)",
 	.resolve_route	= cma_roce_resolve_route,
 	.set_path	= cma_roce_path_l2,
-	.init_qp_attr	= cma_ib_init_qp_attr,
+	CMA_IB_CM_OPS,
 };

@@ -6,11 +6,6 @@
 #include "cma_abi.h"
 #include "cma_priv.h"
 
-void cma_id_get(struct rdma_id_private *id_priv)
-{
-	refcount_inc(&id_priv->refcount);
-}
-
 void cma_id_put(struct rdma_id_private *id_priv)
 {
 	if (refcount_dec_and_test(&id_priv->refcount))
@@ -209,6 +204,33 @@ int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event)
 {
 	lockdep_assert_held(&id_priv->handler_mutex);
 	return id_priv->id.event_handler(&id_priv->id, event);
+}
+
+/**
+ * cma_deliver_unlock - Deliver an event from a transport callback.
+ * @id_priv: the id, with its handler_mutex held; released on return
+ * @event: the event
+ *
+ * ib_cm and iw_cm destroy their own id when a callback returns non-zero,
+ * so on a non-zero handler return the id forgets the transport's id and
+ * is destroyed.
+ *
+ * Return: the handler's return, for the callback to hand back to the
+ * transport.
+ */
+int cma_deliver_unlock(struct rdma_id_private *id_priv,
+		       struct rdma_cm_event *event)
+{
+	int ret = cma_deliver(id_priv, event);
+
+	if (ret) {
+		/* One union: clears the IB and the iWARP id alike. */
+		id_priv->cm_id.ib = NULL;
+		cma_destroy_handler_unlock(id_priv);
+		return ret;
+	}
+	mutex_unlock(&id_priv->handler_mutex);
+	return 0;
 }
 
 /* An event produced by rdma_cm itself, delivered from cma_wq. */

@@ -58,7 +58,6 @@ static int cma_iw_handler(struct iw_cm_id *iw_id, struct iw_cm_event *iw_event)
 {
 	struct rdma_id_private *id_priv = iw_id->context;
 	struct rdma_cm_event event = {};
-	int ret = 0;
 
 	mutex_lock(&id_priv->handler_mutex);
 	/* Destroyed or removed meanwhile: nobody to tell. */
@@ -72,17 +71,10 @@ static int cma_iw_handler(struct iw_cm_id *iw_id, struct iw_cm_event *iw_event)
 		memcpy(cma_dst_addr(id_priv), &iw_event->remote_addr,
 		       rdma_addr_size((struct sockaddr *)&iw_event->remote_addr));
 	}
-
-	ret = cma_deliver(id_priv, &event);
-	if (ret) {
-		/* iw_cm destroys iw_id on our non-zero return. */
-		id_priv->cm_id.iw = NULL;
-		cma_destroy_handler_unlock(id_priv);
-		return ret;
-	}
+	return cma_deliver_unlock(id_priv, &event);
 out:
 	mutex_unlock(&id_priv->handler_mutex);
-	return ret;
+	return 0;
 }
 
 /* A new iw_cm_id for @id_priv, with its type of service and family rule. */
@@ -169,15 +161,10 @@ static int cma_iw_req_handler(struct iw_cm_id *iw_id,
 	if (READ_ONCE(listener->state) != RDMA_CM_LISTEN)
 		goto out;
 
-	/* A per-device listener has its wildcard parent's handler. */
-	conn = cma_id_alloc(cma_id_net(listener), listener->id.event_handler,
-			    listener->id.context, RDMA_PS_TCP, IB_QPT_RC,
-			    listener);
+	conn = cma_listen_new_conn(listener, cma_id_net(listener));
 	ret = -ENOMEM;
 	if (!conn)
 		goto out;
-	mutex_lock_nested(&conn->handler_mutex, SINGLE_DEPTH_NESTING);
-	cma_state_init(conn, RDMA_CM_CONNECT);
 	memcpy(cma_src_addr(conn), laddr, rdma_addr_size(laddr));
 	memcpy(cma_dst_addr(conn), raddr, rdma_addr_size(raddr));
 	ret = rdma_translate_ip(laddr, &conn->id.route.addr.dev_addr) ?:
@@ -196,15 +183,8 @@ static int cma_iw_req_handler(struct iw_cm_id *iw_id,
 	event.param.conn.private_data_len = iw_event->private_data_len;
 	event.param.conn.initiator_depth = iw_event->ird;
 	event.param.conn.responder_resources = iw_event->ord;
-	ret = cma_deliver(conn, &event);
-	if (ret) {
-		/* The consumer refused it; iw_cm destroys iw_id. */
-		conn->cm_id.iw = NULL;
-		mutex_unlock(&listener->handler_mutex);
-		cma_destroy_handler_unlock(conn);
-		return ret;
-	}
-	mutex_unlock(&conn->handler_mutex);
+	/* Non-zero: the consumer refused it; iw_cm destroys iw_id. */
+	ret = cma_deliver_unlock(conn, &event);
 out:
 	mutex_unlock(&listener->handler_mutex);
 	return ret;

@@ -129,6 +129,32 @@ bool cma_listen_remove_child(struct rdma_id_private *child)
 }
 
 /**
+ * cma_listen_new_conn - A passive id for a request a listener received.
+ * @listener: the listener, with its handler_mutex held; a per-device
+ *	listener carries its wildcard parent's handler and context, which
+ *	the new id takes
+ * @net: the namespace the request arrived in
+ *
+ * Return: the new id in CONNECT with its handler_mutex held (nested in
+ * the listener's), or NULL without memory.
+ */
+struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
+					    struct net *net)
+{
+	struct rdma_id_private *conn;
+
+	lockdep_assert_held(&listener->handler_mutex);
+	conn = cma_id_alloc(net, listener->id.event_handler,
+			    listener->id.context, listener->id.ps, IB_QPT_RC,
+			    listener);
+	if (!conn)
+		return NULL;
+	mutex_lock_nested(&conn->handler_mutex, SINGLE_DEPTH_NESTING);
+	cma_state_init(conn, RDMA_CM_CONNECT);
+	return conn;
+}
+
+/**
  * rdma_listen - Listen for connection requests on the id's address.
  * @id: the id; an unbound id is first bound to the IPv4 wildcard address
  * @backlog: pending request limit, handed to the transport

@@ -188,6 +188,12 @@ static inline struct rdma_id_private *cma_id_priv(struct rdma_cm_id *id)
 	return container_of(id, struct rdma_id_private, id);
 }
 
+/* A reference that keeps the id from being freed (destroy waits). */
+static inline void cma_id_get(struct rdma_id_private *id_priv)
+{
+	refcount_inc(&id_priv->refcount);
+}
+
 static inline struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv)
 {
 	return (struct sockaddr *)&id_priv->id.route.addr.src_addr;
@@ -318,6 +324,8 @@ struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
 					     struct rdma_id_private *child);
 void cma_dev_add_listener(struct rdma_id_private *parent,
 			  struct rdma_id_private *child);
+struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
+					    struct ib_device *device);
 int cma_dev_default_gid_type(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
 				 enum ib_gid_type gid_type);
@@ -332,9 +340,10 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 				     void *context, enum rdma_ucm_port_space ps,
 				     enum ib_qp_type qp_type,
 				     const struct rdma_id_private *parent);
-void cma_id_get(struct rdma_id_private *id_priv);
 void cma_id_put(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event);
+int cma_deliver_unlock(struct rdma_id_private *id_priv,
+		       struct rdma_cm_event *event);
 void cma_destroy_handler_unlock(struct rdma_id_private *id_priv);
 void cma_id_discard(struct rdma_id_private *id_priv);
 void cma_remove_id(struct rdma_id_private *id_priv);
@@ -348,10 +357,14 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 		      struct cma_device *cma_dev);
 void cma_listen_stop(struct rdma_id_private *id_priv);
 bool cma_listen_remove_child(struct rdma_id_private *child);
+struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
+					    struct net *net);
 
 /* cma_qp.c: the id's QP through a connection's steps. */
 int cma_qp_ready(struct rdma_id_private *id_priv,
 		 const struct rdma_conn_param *param);
+int cma_qp_rts(struct rdma_id_private *id_priv,
+	       const struct rdma_conn_param *param);
 int cma_qp_error(struct rdma_id_private *id_priv);
 
 /* cma_bind.c: binding to a local address. */
@@ -362,6 +375,18 @@ int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr);
 extern const struct cma_transport_ops cma_ib_transport;
 extern const struct cma_transport_ops cma_roce_transport;
 extern const struct cma_transport_ops cma_iw_transport;
+
+/* cma_ib_conn.c: the connection operations of both IB CM tables. */
+int cma_ib_listen(struct rdma_id_private *id_priv, int backlog);
+int cma_ib_connect(struct rdma_id_private *id_priv,
+		   struct rdma_conn_param *param);
+int cma_ib_accept(struct rdma_id_private *id_priv,
+		  struct rdma_conn_param *param);
+int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
+		  u8 pdata_len, u8 reason);
+int cma_ib_disconnect(struct rdma_id_private *id_priv);
+int cma_ib_notify(struct rdma_id_private *id_priv, enum ib_event_type event);
+void cma_ib_destroy(struct rdma_id_private *id_priv);
 
 /* cma_route.c: route resolution, RoCE path records. */
 int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path);
@@ -470,6 +495,11 @@ int cma_ps_listen_check(struct cma_ps_table *table,
 			struct rdma_id_private *id_priv);
 void cma_ps_put_port(struct cma_ps_table *table,
 		     struct rdma_id_private *id_priv);
+struct rdma_id_private *cma_ps_find_listener(struct cma_ps_table *table,
+					     enum rdma_ucm_port_space ps,
+					     u16 port,
+					     const struct sockaddr *local,
+					     struct ib_device *device);
 int __init cma_ps_init(void);
 void cma_ps_exit(void);
 

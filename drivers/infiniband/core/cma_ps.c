@@ -313,6 +313,74 @@ int cma_ps_listen_check(struct cma_ps_table *table,
 	return ret;
 }
 
+/* Whether listener @l, bound to @src, takes requests for @local. */
+static bool cma_ps_listener_takes(struct rdma_id_private *l,
+				  const struct sockaddr *local)
+{
+	const struct sockaddr *src = cma_src_addr(l);
+
+	if (READ_ONCE(l->state) != RDMA_CM_LISTEN)
+		return false;
+	if (!cma_any_addr(src))
+		return cma_addr_equal(src, local);
+	/* A wildcard: its family, or IPv4 on an IPv6 id that is not afonly. */
+	if (src->sa_family == local->sa_family)
+		return true;
+	return src->sa_family == AF_INET6 && local->sa_family == AF_INET &&
+	       !READ_ONCE(l->afonly);
+}
+
+/**
+ * cma_ps_find_listener - The listener a connection request is for.
+ * @table: the port spaces of the namespace the request arrived in
+ * @ps: the port space of the request's service id
+ * @port: the port of its service id
+ * @local: the address the requester connects to
+ * @device: the device the request arrived on
+ *
+ * A listener bound to @local beats a wildcard one; a wildcard listener
+ * answers through its per-device listener on @device.  Both come back
+ * as the id to hand the request to: the specific listener itself if it
+ * is on @device, or the wildcard one (the caller finds its per-device
+ * listener).
+ *
+ * Return: the listener with a reference (cma_id_put() it), or NULL.
+ */
+struct rdma_id_private *cma_ps_find_listener(struct cma_ps_table *table,
+					     enum rdma_ucm_port_space ps,
+					     u16 port,
+					     const struct sockaddr *local,
+					     struct ib_device *device)
+{
+	struct rdma_id_private *owner, *found = NULL;
+	struct xarray *xa = cma_ps_xa(table, ps);
+	struct cma_bind_list *bl;
+
+	if (!xa)
+		return NULL;
+	mutex_lock(&table->lock);
+	bl = xa_load(xa, port);
+	if (!bl)
+		goto out;
+	hlist_for_each_entry(owner, &bl->owners, bind_node) {
+		if (!cma_ps_listener_takes(owner, local))
+			continue;
+		if (owner->cma_dev) {
+			if (owner->id.device != device)
+				continue;
+			found = owner;
+			break;
+		}
+		if (!found)
+			found = owner;	/* a specific one may still come */
+	}
+	if (found)
+		cma_id_get(found);
+out:
+	mutex_unlock(&table->lock);
+	return found;
+}
+
 /**
  * cma_ps_put_port - Release the port an id holds.
  * @table: the port spaces of the id's namespace

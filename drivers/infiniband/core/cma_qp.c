@@ -55,6 +55,26 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 }
 EXPORT_SYMBOL(rdma_init_qp_attr);
 
+/*
+ * One transition of the id's QP, with the RDMA read limits of @param
+ * where the transition carries them.
+ */
+static int cma_qp_step(struct rdma_id_private *id_priv, enum ib_qp_state state,
+		       const struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = cma_qp_attr(id_priv, &attr, &mask);
+	if (ret)
+		return ret;
+	if (param && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		attr.max_dest_rd_atomic = param->responder_resources;
+	if (param && (mask & IB_QP_MAX_QP_RD_ATOMIC))
+		attr.max_rd_atomic = param->initiator_depth;
+	return ib_modify_qp(id_priv->id.qp, &attr, mask);
+}
+
 /**
  * cma_qp_ready - Ready the id's QP to receive on a connection.
  * @id_priv: the id, with the transport's connection id set up
@@ -69,25 +89,34 @@ EXPORT_SYMBOL(rdma_init_qp_attr);
 int cma_qp_ready(struct rdma_id_private *id_priv,
 		 const struct rdma_conn_param *param)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
-	int mask, ret = 0;
+	int ret = 0;
 
 	mutex_lock(&id_priv->qp_mutex);
-	if (!id_priv->id.qp)
-		goto out;
-	ret = cma_qp_attr(id_priv, &attr, &mask) ?:
-	      ib_modify_qp(id_priv->id.qp, &attr, mask);
-	if (ret)
-		goto out;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTR;
-	ret = cma_qp_attr(id_priv, &attr, &mask);
-	if (ret)
-		goto out;
-	if (param && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
-		attr.max_dest_rd_atomic = param->responder_resources;
-	ret = ib_modify_qp(id_priv->id.qp, &attr, mask);
-out:
+	if (id_priv->id.qp)
+		ret = cma_qp_step(id_priv, IB_QPS_INIT, NULL) ?:
+		      cma_qp_step(id_priv, IB_QPS_RTR, param);
+	mutex_unlock(&id_priv->qp_mutex);
+	return ret;
+}
+
+/**
+ * cma_qp_rts - Let the id's QP send on a connection.
+ * @id_priv: the id, its QP in RTR
+ * @param: the consumer's connection parameters, or NULL
+ *
+ * The initiator depth of @param bounds the RDMA reads in flight.
+ * Nothing happens for an id without a kernel QP.
+ *
+ * Return: 0 or the error of the attribute query or the modify.
+ */
+int cma_qp_rts(struct rdma_id_private *id_priv,
+	       const struct rdma_conn_param *param)
+{
+	int ret = 0;
+
+	mutex_lock(&id_priv->qp_mutex);
+	if (id_priv->id.qp)
+		ret = cma_qp_step(id_priv, IB_QPS_RTS, param);
 	mutex_unlock(&id_priv->qp_mutex);
 	return ret;
 }

@@ -30,7 +30,7 @@
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case to run: bind, resolve, route, qp, hold, conn, reject or refused");
+MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, conn, reject, refused or holdconn");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -457,8 +457,41 @@ struct kc_conn {
 	struct kc_side		passive;
 	struct ib_pd		*pd;
 	bool			reject;
+	bool			held;		/* the "holdconn" connection */
+	bool			req_seen;	/* a request reached the handler */
+	struct completion	req_done;	/* ... and its handler returned */
+	atomic_t		live;		/* ids not removed yet */
 	int			handler_err;	/* first failure in a handler */
 };
+
+static void kc_side_fini(struct kc_side *side, struct ib_device *dev);
+
+/*
+ * DEVICE_REMOVAL on one id of a connection: its QP goes now, the CQs and
+ * the PD with the last id, before the device can finish going away.
+ * rdma_cm destroys the id itself (the handler returns non-zero).
+ */
+static int kc_conn_removed(struct kc_conn *c, struct kc_log *log,
+			   const char *role)
+{
+	struct ib_device *dev;
+
+	if (c->held) {
+		strlcat(events, role, sizeof(events));
+		strlcat(events, ":device removal;", sizeof(events));
+	}
+	if (log->id && log->id->qp)
+		rdma_destroy_qp(log->id);
+	log->id = NULL;
+	if (atomic_dec_and_test(&c->live) && c->pd) {
+		dev = c->pd->device;
+		kc_side_fini(&c->passive, dev);
+		kc_side_fini(&c->active, dev);
+		ib_dealloc_pd(c->pd);
+		c->pd = NULL;
+	}
+	return 1;
+}
 
 static void kc_log_init(struct kc_log *log)
 {
@@ -559,27 +592,31 @@ static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	if (id == c->listener.id) {
 		kc_log_add(&c->listener, ev);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			return kc_conn_removed(c, &c->listener, "L");
 		return 0;
 	}
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
 		kc_log_add(&c->passive.log, ev);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			return kc_conn_removed(c, &c->passive.log, "P");
 		return 0;
 	}
-	if (c->passive.log.id) {
+	if (c->req_seen) {
 		kc_fail("a second connection request");
 		c->handler_err = -EPROTO;
 		return 1;	/* rdma_cm destroys that id */
 	}
-	c->passive.log.id = id;
+	c->req_seen = true;
 	kc_log_add(&c->passive.log, ev);
 	if (c->reject) {
 		ret = rdma_reject(id, "kc-rej", 7, IB_CM_REJ_CONSUMER_DEFINED);
 		if (ret)
 			kc_fail("rdma_reject: %d", ret);
 		/* Done with it either way: rdma_cm destroys it. */
-		c->passive.log.id = NULL;
 		c->handler_err = ret;
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	ret = kc_side_qp(c, &c->passive, id);
 	if (!ret) {
@@ -589,11 +626,16 @@ static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	if (ret) {
 		c->handler_err = ret;
-		rdma_destroy_qp(id);
-		c->passive.log.id = NULL;
-		return 1;
+		if (id->qp)
+			rdma_destroy_qp(id);
+		ret = 1;
+		goto out;
 	}
-	return 0;
+	c->passive.log.id = id;
+out:
+	/* The test may tear down once this is seen; touch c no more. */
+	complete(&c->req_done);
+	return ret;
 }
 
 static int kc_side_init(struct kc_side *side, struct ib_device *dev)
@@ -712,7 +754,12 @@ static int kc_conn_listen(struct kc_conn *c, u16 p)
 static int kc_conn_handler_active(struct rdma_cm_id *id,
 				  struct rdma_cm_event *ev)
 {
-	kc_log_add(id->context, ev);
+	struct kc_log *log = id->context;
+
+	kc_log_add(log, ev);
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return kc_conn_removed(container_of(log, struct kc_conn,
+						    active.log), log, "A");
 	return 0;
 }
 
@@ -771,14 +818,21 @@ static int kc_connect(struct kc_conn *c)
 
 static void kc_conn_fini(struct kc_conn *c)
 {
-	struct ib_device *dev = c->pd ? c->pd->device : NULL;
+	struct ib_device *dev;
 
+	/* A request handler still running would use c (and the PD). */
+	if (READ_ONCE(c->req_seen) &&
+	    !wait_for_completion_timeout(&c->req_done, 30 * HZ))
+		kc_fail("the request handler did not return in 30 s");
+	dev = c->pd ? c->pd->device : NULL;
 	if (c->passive.log.id) {
-		rdma_destroy_qp(c->passive.log.id);
+		if (c->passive.log.id->qp)
+			rdma_destroy_qp(c->passive.log.id);
 		rdma_destroy_id(c->passive.log.id);
 	}
 	if (c->active.log.id) {
-		rdma_destroy_qp(c->active.log.id);
+		if (c->active.log.id->qp)
+			rdma_destroy_qp(c->active.log.id);
 		rdma_destroy_id(c->active.log.id);
 	}
 	if (c->listener.id)
@@ -800,6 +854,8 @@ static struct kc_conn *kc_conn_alloc(void)
 	kc_log_init(&c->active.log);
 	kc_log_init(&c->passive.log);
 	kc_log_init(&c->listener);
+	init_completion(&c->req_done);
+	atomic_set(&c->live, 3);
 	return c;
 }
 
@@ -807,6 +863,21 @@ static struct kc_conn *kc_conn_alloc(void)
  * Connect with private data both ways, one SEND, disconnect: both ends
  * get ESTABLISHED and DISCONNECTED, the listener nothing.
  */
+static int kc_establish(struct kc_conn *c)
+{
+	return kc_conn_listen(c, port) ?:
+	       kc_conn_active(c, port) ?:
+	       kc_connect(c) ?:
+	       kc_log_next(&c->passive.log, RDMA_CM_EVENT_CONNECT_REQUEST,
+			   "kc-req", "connection request") ?:
+	       kc_log_next(&c->active.log, RDMA_CM_EVENT_ESTABLISHED,
+			   "kc-rep", "active established") ?:
+	       kc_log_next(&c->passive.log, RDMA_CM_EVENT_ESTABLISHED, NULL,
+			   "passive established") ?:
+	       c->handler_err ?:
+	       kc_send(c);
+}
+
 static int kc_conn(void)
 {
 	struct kc_conn *c = kc_conn_alloc();
@@ -814,17 +885,7 @@ static int kc_conn(void)
 
 	if (!c)
 		return -ENOMEM;
-	ret = kc_conn_listen(c, port) ?:
-	      kc_conn_active(c, port) ?:
-	      kc_connect(c) ?:
-	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_CONNECT_REQUEST,
-			  "kc-req", "connection request") ?:
-	      kc_log_next(&c->active.log, RDMA_CM_EVENT_ESTABLISHED, "kc-rep",
-			  "active established") ?:
-	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_ESTABLISHED, NULL,
-			  "passive established") ?:
-	      c->handler_err ?:
-	      kc_send(c) ?:
+	ret = kc_establish(c) ?:
 	      kc_expect("disconnect", rdma_disconnect(c->active.log.id), 0) ?:
 	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_DISCONNECTED, NULL,
 			  "passive disconnected") ?:
@@ -839,6 +900,29 @@ static int kc_conn(void)
 		ret = -EPROTO;
 	}
 	kc_conn_fini(c);
+	return ret;
+}
+
+/*
+ * A connection kept until the module is removed: `rdma link delete`
+ * must reach the listener and both ends with one DEVICE_REMOVAL each
+ * ("events" lists them) and complete.
+ */
+static struct kc_conn *held_conn;
+
+static int kc_holdconn(void)
+{
+	int ret;
+
+	held_conn = kc_conn_alloc();
+	if (!held_conn)
+		return -ENOMEM;
+	held_conn->held = true;
+	ret = kc_establish(held_conn);
+	if (ret) {
+		kc_conn_fini(held_conn);
+		held_conn = NULL;
+	}
 	return ret;
 }
 
@@ -912,6 +996,8 @@ static int __init kc_init(void)
 		ret = kc_reject();
 	else if (!strcmp(test, "refused"))
 		ret = kc_refused();
+	else if (!strcmp(test, "holdconn"))
+		ret = kc_holdconn();
 	else
 		ret = -EINVAL;
 	pr_info("rdma_cm_kclient: %s on %s: %s (%d)\n", test, addr,
@@ -921,6 +1007,8 @@ static int __init kc_init(void)
 
 static void __exit kc_exit(void)
 {
+	if (held_conn)
+		kc_conn_fini(held_conn);
 	kc_destroy(&held);
 }
 

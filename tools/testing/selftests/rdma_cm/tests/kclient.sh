@@ -84,15 +84,10 @@ kclient_cases() { # LABEL
 		kclient_case "$l-qp" qp port=7340 || return
 	fi
 
-	# Our rdma_cm has no IB CM transport yet: rxe connects on stock only.
-	if [ "$l" = ours ] && [ "$T" != siw ]; then
-		info "$l: no connection cases over $T (our IB CM transport is not written yet)"
-	else
-		kclient_case "$l-conn" conn port=7350 || return
-		kclient_case "$l-conn-any" conn port=7351 any=1 || return
-		kclient_case "$l-reject" reject port=7352 || return
-		kclient_case "$l-refused" refused port=7353 || return
-	fi
+	kclient_case "$l-conn" conn port=7350 || return
+	kclient_case "$l-conn-any" conn port=7351 any=1 || return
+	kclient_case "$l-reject" reject port=7352 || return
+	kclient_case "$l-refused" refused port=7353 || return
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
 	expect_rc "$l-hold" 0
@@ -107,6 +102,21 @@ kclient_cases() { # LABEL
 		fail "$l: the held id got '$ev', expected only DEVICE_REMOVAL"
 	run "$l-rmmod" 30 rmmod rdma_cm_kclient
 	expect_rc "$l-rmmod" 0
+	setup_transport "$T" || return
+	failed && return 1
+
+	# The same with a connection up: the listener and both ends get
+	# one DEVICE_REMOVAL each, and release their QPs in time.
+	run "$l-holdconn" 60 insmod "$KCLIENT" test=holdconn addr="$ADDR" port=7360
+	expect_rc "$l-holdconn" 0
+	failed && return 1
+	run "$l-delete-conn" 60 rdma link delete "$DEV"
+	expect_rc "$l-delete-conn" 0
+	ev=$(tr ';' '\n' < /sys/module/rdma_cm_kclient/parameters/events | sed '/^$/d' | sort | tr '\n' ' ')
+	[ "$ev" = "A:device removal L:device removal P:device removal " ] ||
+		fail "$l: the connection's ids got '$ev', expected one DEVICE_REMOVAL each"
+	run "$l-rmmod-conn" 30 rmmod rdma_cm_kclient
+	expect_rc "$l-rmmod-conn" 0
 	setup_transport "$T" || return
 	failed && return 1
 	return 0

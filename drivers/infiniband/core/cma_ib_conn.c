@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Connections of the IB CM transports (InfiniBand and RoCE) over ib_cm:
+ * REQ with the IP private-data header, REP, RTU, REJ, DREQ and DREP, and
+ * the passive side, which finds the listener a REQ is for from its
+ * service id and the header's destination address.
+ *
+ * Each id owns at most one ib_cm_id, in cm_id.ib.  A non-zero return
+ * from an ib_cm callback makes ib_cm destroy that ib_cm_id itself, so
+ * the id forgets it first.  PSNs follow stock rdma_cm, so that a stock
+ * peer's QP and ours agree: both REQ and REP announce the sender's
+ * seq_num, and each side's receive PSN is its own seq_num.
+ */
+#include <linux/netdevice.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "cma_abi.h"
+#include "cma_priv.h"
+
+/* Stock rdma_cm's ib_cm timing: 4.096 us * 2^20 per try, 15 tries. */
+#define CMA_CM_RESPONSE_TIMEOUT	20
+#define CMA_MAX_CM_RETRIES	15
+
+/* An IP-addressed request carries the header; an AF_IB one does not. */
+static u8 cma_ib_hdr_len(struct rdma_id_private *id_priv)
+{
+	return cma_src_addr(id_priv)->sa_family == AF_IB ? 0 : CMA_HDR_SIZE;
+}
+
+/* The consumer's view of a REP: private data and the peer's QP. */
+static void cma_ib_rep_event(struct rdma_cm_event *event,
+			     const struct ib_cm_event *ib_event)
+{
+	const struct ib_cm_rep_event_param *rep = &ib_event->param.rep_rcvd;
+
+	event->param.conn.private_data = ib_event->private_data;
+	event->param.conn.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
+	event->param.conn.responder_resources = rep->responder_resources;
+	event->param.conn.initiator_depth = rep->initiator_depth;
+	event->param.conn.flow_control = rep->flow_control;
+	event->param.conn.rnr_retry_count = rep->rnr_retry_count;
+	event->param.conn.srq = rep->srq;
+	event->param.conn.qp_num = rep->remote_qpn;
+	event->ece = rep->ece;
+}
+
+/*
+ * A REP arrived for an id with a kernel QP: bring the QP up and send the
+ * RTU.  On failure the QP goes to error and the peer gets a REJ.
+ */
+static int cma_ib_rep_recv(struct rdma_id_private *id_priv)
+{
+	int ret;
+
+	ret = cma_qp_ready(id_priv, NULL) ?:
+	      cma_qp_rts(id_priv, NULL) ?:
+	      ib_send_cm_rtu(id_priv->cm_id.ib, NULL, 0);
+	if (ret) {
+		cma_qp_error(id_priv);
+		ib_send_cm_rej(id_priv->cm_id.ib, IB_CM_REJ_CONSUMER_DEFINED,
+			       NULL, 0, NULL, 0);
+	}
+	return ret;
+}
+
+/*
+ * An ib_cm event as the rdma_cm event the consumer gets; false for none.
+ * Runs with @id_priv's handler_mutex held, the id in CONNECT or (for
+ * TIMEWAIT_EXIT) DISCONNECT.
+ */
+static bool cma_ib_event(struct rdma_id_private *id_priv,
+			 const struct ib_cm_event *ib_event,
+			 struct rdma_cm_event *event)
+{
+	switch (ib_event->event) {
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+		event->event = RDMA_CM_EVENT_UNREACHABLE;
+		event->status = -ETIMEDOUT;
+		return true;
+	case IB_CM_REP_RECEIVED:
+		if (id_priv->id.qp) {
+			event->status = cma_ib_rep_recv(id_priv);
+			event->event = event->status ?
+				       RDMA_CM_EVENT_CONNECT_ERROR :
+				       RDMA_CM_EVENT_ESTABLISHED;
+		} else {
+			event->event = RDMA_CM_EVENT_CONNECT_RESPONSE;
+		}
+		cma_ib_rep_event(event, ib_event);
+		return true;
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		event->event = RDMA_CM_EVENT_ESTABLISHED;
+		return true;
+	case IB_CM_DREQ_ERROR:
+		event->status = -ETIMEDOUT;
+		fallthrough;
+	case IB_CM_DREQ_RECEIVED:
+	case IB_CM_DREP_RECEIVED:
+		/* DISCONNECTED once per connection. */
+		if (cma_comp_exch(id_priv, RDMA_CM_CONNECT,
+				  RDMA_CM_DISCONNECT))
+			return false;
+		event->event = RDMA_CM_EVENT_DISCONNECTED;
+		return true;
+	case IB_CM_TIMEWAIT_EXIT:
+		event->event = RDMA_CM_EVENT_TIMEWAIT_EXIT;
+		return true;
+	case IB_CM_REJ_RECEIVED:
+		cma_qp_error(id_priv);
+		event->event = RDMA_CM_EVENT_REJECTED;
+		event->status = ib_event->param.rej_rcvd.reason;
+		event->param.conn.private_data = ib_event->private_data;
+		event->param.conn.private_data_len =
+			IB_CM_REJ_PRIVATE_DATA_SIZE;
+		return true;
+	default:
+		/* MRA and the rest: nothing for the consumer. */
+		return false;
+	}
+}
+
+/* Callback of a connection's ib_cm_id, active or passive. */
+static int cma_ib_handler(struct ib_cm_id *cm_id,
+			  const struct ib_cm_event *ib_event)
+{
+	struct rdma_id_private *id_priv = cm_id->context;
+	struct rdma_cm_event event = {};
+	enum rdma_cm_state want;
+
+	mutex_lock(&id_priv->handler_mutex);
+	want = ib_event->event == IB_CM_TIMEWAIT_EXIT ? RDMA_CM_DISCONNECT :
+						       RDMA_CM_CONNECT;
+	/* Destroyed or removed meanwhile: nobody to tell. */
+	if (READ_ONCE(id_priv->state) != want)
+		goto out;
+	if (!cma_ib_event(id_priv, ib_event, &event))
+		goto out;
+	return cma_deliver_unlock(id_priv, &event);
+out:
+	mutex_unlock(&id_priv->handler_mutex);
+	return 0;
+}
+
+int cma_ib_connect(struct rdma_id_private *id_priv,
+		   struct rdma_conn_param *param)
+{
+	struct rdma_route *route = &id_priv->id.route;
+	struct ib_cm_req_param req = {};
+	u8 hdr = cma_ib_hdr_len(id_priv);
+	struct ib_cm_id *cm_id;
+	void *pdata = NULL;
+	int len, ret;
+
+	/* UD ids resolve the remote QP through SIDR, not written yet. */
+	if (id_priv->id.qp_type == IB_QPT_UD)
+		return -EOPNOTSUPP;
+	if (!param || !route->path_rec)
+		return -EINVAL;
+	if (param->private_data_len > IB_CM_REQ_PRIVATE_DATA_SIZE - hdr)
+		return -EINVAL;
+
+	len = hdr + param->private_data_len;
+	if (len) {
+		pdata = kzalloc(len, GFP_KERNEL);
+		if (!pdata)
+			return -ENOMEM;
+		if (param->private_data_len)
+			memcpy(pdata + hdr, param->private_data,
+			       param->private_data_len);
+		if (hdr) {
+			ret = cma_hdr_encode(pdata, hdr, cma_src_addr(id_priv),
+					     cma_dst_addr(id_priv));
+			if (ret < 0)
+				goto out;
+		}
+	}
+
+	cm_id = ib_create_cm_id(id_priv->id.device, cma_ib_handler, id_priv);
+	if (IS_ERR(cm_id)) {
+		ret = PTR_ERR(cm_id);
+		goto out;
+	}
+	id_priv->cm_id.ib = cm_id;
+
+	req.primary_path = &route->path_rec[0];
+	if (route->num_pri_alt_paths == 2)
+		req.alternate_path = &route->path_rec[1];
+	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
+	req.service_id = rdma_get_service_id(&id_priv->id,
+					     cma_dst_addr(id_priv));
+	req.qp_num = id_priv->qp_num;
+	req.qp_type = id_priv->id.qp_type;
+	req.starting_psn = id_priv->seq_num;
+	req.responder_resources = param->responder_resources;
+	req.initiator_depth = param->initiator_depth;
+	req.flow_control = param->flow_control;
+	req.retry_count = min_t(u8, 7, param->retry_count);
+	req.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
+	req.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
+	req.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
+	req.max_cm_retries = CMA_MAX_CM_RETRIES;
+	req.srq = id_priv->srq;
+	req.ece = id_priv->ece;
+	req.private_data = pdata;
+	req.private_data_len = len;
+
+	ret = ib_send_cm_req(cm_id, &req);
+	if (ret) {
+		id_priv->cm_id.ib = NULL;
+		ib_destroy_cm_id(cm_id);
+	}
+out:
+	kfree(pdata);
+	return ret;
+}
+
+int cma_ib_accept(struct rdma_id_private *id_priv,
+		  struct rdma_conn_param *param)
+{
+	struct ib_cm_rep_param rep = {};
+	int ret;
+
+	if (id_priv->id.qp_type == IB_QPT_UD)
+		return -EOPNOTSUPP;
+	/* The active side of a userspace QP: its RTU. */
+	if (!param)
+		return cma_ib_rep_recv(id_priv);
+
+	ret = cma_qp_ready(id_priv, param) ?: cma_qp_rts(id_priv, param);
+	if (ret)
+		return ret;
+	rep.qp_num = id_priv->qp_num;
+	rep.starting_psn = id_priv->seq_num;
+	rep.private_data = param->private_data;
+	rep.private_data_len = param->private_data_len;
+	rep.responder_resources = param->responder_resources;
+	rep.initiator_depth = param->initiator_depth;
+	rep.flow_control = param->flow_control;
+	rep.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
+	rep.srq = id_priv->srq;
+	rep.ece = id_priv->ece;
+	return ib_send_cm_rep(id_priv->cm_id.ib, &rep);
+}
+
+int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
+		  u8 pdata_len, u8 reason)
+{
+	return ib_send_cm_rej(id_priv->cm_id.ib, reason, NULL, 0, pdata,
+			      pdata_len);
+}
+
+/* Flush the QP, then start a disconnect or answer the peer's DREQ. */
+int cma_ib_disconnect(struct rdma_id_private *id_priv)
+{
+	int ret;
+
+	ret = cma_qp_error(id_priv);
+	if (ret)
+		return ret;
+	if (ib_send_cm_dreq(id_priv->cm_id.ib, NULL, 0))
+		ib_send_cm_drep(id_priv->cm_id.ib, NULL, 0);
+	return 0;
+}
+
+int cma_ib_notify(struct rdma_id_private *id_priv,
+		  enum ib_event_type event)
+{
+	return ib_cm_notify(id_priv->cm_id.ib, event);
+}
+
+void cma_ib_destroy(struct rdma_id_private *id_priv)
+{
+	struct ib_cm_id *cm_id = id_priv->cm_id.ib;
+
+	id_priv->cm_id.ib = NULL;
+	if (cm_id)
+		ib_destroy_cm_id(cm_id);
+}
+
+/*
+ * The new passive id's addresses, path records and device address, from
+ * the REQ and the netdev it arrived on (RoCE; NULL on IB).
+ */
+static int cma_ib_conn_setup(struct rdma_id_private *conn,
+			     const struct ib_cm_req_event_param *req,
+			     const struct sockaddr_storage *local,
+			     const struct sockaddr_storage *remote,
+			     struct net_device *ndev)
+{
+	struct rdma_dev_addr *dev_addr = &conn->id.route.addr.dev_addr;
+	struct rdma_route *route = &conn->id.route;
+	int n = req->alternate_path ? 2 : 1;
+
+	memcpy(cma_src_addr(conn), local, sizeof(*local));
+	memcpy(cma_dst_addr(conn), remote, sizeof(*remote));
+
+	route->path_rec = kcalloc(n, sizeof(*route->path_rec), GFP_KERNEL);
+	if (!route->path_rec)
+		return -ENOMEM;
+	route->num_pri_alt_paths = n;
+	route->path_rec[0] = *req->primary_path;
+	if (n == 2)
+		route->path_rec[1] = *req->alternate_path;
+
+	if (ndev) {
+		rdma_copy_src_l2_addr(dev_addr, ndev);
+	} else {
+		dev_addr->dev_type = ARPHRD_INFINIBAND;
+		rdma_addr_set_sgid(dev_addr, &route->path_rec[0].sgid);
+		ib_addr_set_pkey(dev_addr,
+				 be16_to_cpu(route->path_rec[0].pkey));
+	}
+	rdma_addr_set_dgid(dev_addr, &route->path_rec[0].dgid);
+	return 0;
+}
+
+/*
+ * The netdev a RoCE REQ arrived on, with a reference; NULL on IB, whose
+ * requests are matched in the initial namespace (no IPoIB lookup yet).
+ */
+static struct net_device *cma_ib_req_ndev(const struct ib_cm_req_event_param *req)
+{
+	struct net_device *ndev = NULL;
+
+	if (!req->ppath_sgid_attr)
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
+}
+
+/* The listener a REQ is for, with a reference, or NULL. */
+static struct rdma_id_private *
+cma_ib_find_listener(struct ib_cm_id *cm_id, struct net *net,
+		     const struct sockaddr_storage *local)
+{
+	__be64 sid = cm_id->service_id;
+	struct rdma_id_private *l, *child;
+
+	l = cma_ps_find_listener(cma_ps_table(net), cma_service_id_ps(sid),
+				 cma_service_id_port(sid),
+				 (const struct sockaddr *)local,
+				 cm_id->device);
+	if (!l || l->cma_dev)
+		return l;
+	child = cma_dev_listener_on(l, cm_id->device);
+	cma_id_put(l);
+	return child;
+}
+
+/*
+ * A REQ reached the ib_cm listener of a service: find the rdma_cm
+ * listener, make a new id in CONNECT on its device that takes over the
+ * REQ's ib_cm_id, and offer it to the consumer.  Non-zero refuses the
+ * request (ib_cm then destroys @cm_id and rejects).
+ */
+static int cma_ib_req_handler(struct ib_cm_id *cm_id,
+			      const struct ib_cm_event *ib_event)
+{
+	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
+	struct rdma_cm_event event = {
+		.event = RDMA_CM_EVENT_CONNECT_REQUEST,
+	};
+	struct sockaddr_storage local, remote;
+	struct rdma_id_private *listener, *conn;
+	struct net_device *ndev;
+	struct net *net;
+	int ret;
+
+	/* SIDR (UD) requests are not served yet. */
+	if (ib_event->event != IB_CM_REQ_RECEIVED)
+		return -EOPNOTSUPP;
+	ret = cma_hdr_decode(ib_event->private_data,
+			     IB_CM_REQ_PRIVATE_DATA_SIZE, cm_id->service_id,
+			     &local, &remote);
+	if (ret)
+		return ret;
+
+	ndev = cma_ib_req_ndev(req);
+	net = ndev ? dev_net(ndev) : &init_net;
+	listener = cma_ib_find_listener(cm_id, net, &local);
+	ret = -ECONNREFUSED;
+	if (!listener)
+		goto out_ndev;
+
+	mutex_lock(&listener->handler_mutex);
+	ret = -ECONNABORTED;
+	if (READ_ONCE(listener->state) != RDMA_CM_LISTEN)
+		goto out;
+	conn = cma_listen_new_conn(listener, net);
+	ret = -ENOMEM;
+	if (!conn)
+		goto out;
+	ret = cma_ib_conn_setup(conn, req, &local, &remote, ndev) ?:
+	      cma_dev_acquire_like(conn, listener);
+	if (ret) {
+		cma_destroy_handler_unlock(conn);
+		goto out;
+	}
+	rdma_restrack_add(&conn->res);
+
+	conn->cm_id.ib = cm_id;
+	cm_id->context = conn;
+	cm_id->cm_handler = cma_ib_handler;
+
+	event.param.conn.private_data = ib_event->private_data + CMA_HDR_SIZE;
+	event.param.conn.private_data_len =
+		IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+	event.param.conn.responder_resources = req->responder_resources;
+	event.param.conn.initiator_depth = req->initiator_depth;
+	event.param.conn.flow_control = req->flow_control;
+	event.param.conn.retry_count = req->retry_count;
+	event.param.conn.rnr_retry_count = req->rnr_retry_count;
+	event.param.conn.srq = req->srq;
+	event.param.conn.qp_num = req->remote_qpn;
+	event.ece = req->ece;
+	/* Non-zero: the consumer refused it; ib_cm destroys cm_id. */
+	ret = cma_deliver_unlock(conn, &event);
+out:
+	mutex_unlock(&listener->handler_mutex);
+	cma_id_put(listener);
+out_ndev:
+	dev_put(ndev);
+	return ret;
+}
+
+/*
+ * One ib_cm listener per device and service id, shared by every rdma_cm
+ * listener of that port (different addresses, IPv4 and IPv6); the REQ
+ * handler picks the rdma_cm one.
+ */
+int cma_ib_listen(struct rdma_id_private *id_priv, int backlog)
+{
+	struct ib_cm_id *cm_id;
+	__be64 sid;
+
+	sid = rdma_get_service_id(&id_priv->id, cma_src_addr(id_priv));
+	cm_id = ib_cm_insert_listen(id_priv->id.device, cma_ib_req_handler,
+				    sid);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	id_priv->cm_id.ib = cm_id;
+	return 0;
+}
