@@ -35,7 +35,7 @@ static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
 }
 
 /* The Q_Key of a UD id, as stock rdma_cm derives it from the port space. */
-static int cma_ib_default_qkey(struct rdma_id_private *id_priv)
+int cma_ib_qkey(struct rdma_id_private *id_priv)
 {
 	struct ib_sa_mcmember_rec rec;
 	int ret;
@@ -88,7 +88,7 @@ static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 	qp_attr->port_num = id->port_num;
 	*qp_attr_mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
 	if (id->qp_type == IB_QPT_UD) {
-		ret = cma_ib_default_qkey(id_priv);
+		ret = cma_ib_qkey(id_priv);
 		if (ret)
 			return ret;
 		qp_attr->qkey = id_priv->qkey;

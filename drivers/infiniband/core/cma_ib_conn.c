@@ -28,6 +28,46 @@ static u8 cma_ib_hdr_len(struct rdma_id_private *id_priv)
 	return cma_src_addr(id_priv)->sa_family == AF_IB ? 0 : CMA_HDR_SIZE;
 }
 
+/**
+ * cma_ib_req_pdata - The private data of a REQ or SIDR REQ.
+ * @id_priv: the requesting id
+ * @param: the consumer's parameters, with its private data
+ * @max: what the message carries
+ * @len: out: the length of the result
+ *
+ * Return: the IP header (for IP ids) followed by the consumer's data, to
+ * kfree(); NULL when both are empty; ERR_PTR(-EINVAL) when the data does
+ * not fit behind the header, or -ENOMEM.
+ */
+void *cma_ib_req_pdata(struct rdma_id_private *id_priv,
+		       const struct rdma_conn_param *param, u8 max, u8 *len)
+{
+	u8 hdr = cma_ib_hdr_len(id_priv);
+	void *pdata;
+	int ret;
+
+	if (param->private_data_len > max - hdr)
+		return ERR_PTR(-EINVAL);
+	*len = hdr + param->private_data_len;
+	if (!*len)
+		return NULL;
+	pdata = kzalloc(*len, GFP_KERNEL);
+	if (!pdata)
+		return ERR_PTR(-ENOMEM);
+	if (param->private_data_len)
+		memcpy(pdata + hdr, param->private_data,
+		       param->private_data_len);
+	if (hdr) {
+		ret = cma_hdr_encode(pdata, hdr, cma_src_addr(id_priv),
+				     cma_dst_addr(id_priv));
+		if (ret < 0) {
+			kfree(pdata);
+			return ERR_PTR(ret);
+		}
+	}
+	return pdata;
+}
+
 /* The consumer's view of a REP: private data and the peer's QP. */
 static void cma_ib_rep_event(struct rdma_cm_event *event,
 			     const struct ib_cm_event *ib_event)
@@ -149,34 +189,19 @@ int cma_ib_connect(struct rdma_id_private *id_priv,
 {
 	struct rdma_route *route = &id_priv->id.route;
 	struct ib_cm_req_param req = {};
-	u8 hdr = cma_ib_hdr_len(id_priv);
 	struct ib_cm_id *cm_id;
-	void *pdata = NULL;
-	int len, ret;
+	void *pdata;
+	u8 len;
+	int ret;
 
-	/* UD ids resolve the remote QP through SIDR, not written yet. */
-	if (id_priv->id.qp_type == IB_QPT_UD)
-		return -EOPNOTSUPP;
 	if (!param || !route->path_rec)
 		return -EINVAL;
-	if (param->private_data_len > IB_CM_REQ_PRIVATE_DATA_SIZE - hdr)
-		return -EINVAL;
-
-	len = hdr + param->private_data_len;
-	if (len) {
-		pdata = kzalloc(len, GFP_KERNEL);
-		if (!pdata)
-			return -ENOMEM;
-		if (param->private_data_len)
-			memcpy(pdata + hdr, param->private_data,
-			       param->private_data_len);
-		if (hdr) {
-			ret = cma_hdr_encode(pdata, hdr, cma_src_addr(id_priv),
-					     cma_dst_addr(id_priv));
-			if (ret < 0)
-				goto out;
-		}
-	}
+	if (id_priv->id.qp_type == IB_QPT_UD)
+		return cma_ib_sidr_req(id_priv, param);
+	pdata = cma_ib_req_pdata(id_priv, param, IB_CM_REQ_PRIVATE_DATA_SIZE,
+				 &len);
+	if (IS_ERR(pdata))
+		return PTR_ERR(pdata);
 
 	cm_id = ib_create_cm_id(id_priv->id.device, cma_ib_handler, id_priv);
 	if (IS_ERR(cm_id)) {
@@ -224,7 +249,10 @@ int cma_ib_accept(struct rdma_id_private *id_priv,
 	int ret;
 
 	if (id_priv->id.qp_type == IB_QPT_UD)
-		return -EOPNOTSUPP;
+		return cma_ib_sidr_rep(id_priv, IB_SIDR_SUCCESS,
+				       param ? param->qkey : 0,
+				       param ? param->private_data : NULL,
+				       param ? param->private_data_len : 0);
 	/* The active side of a userspace QP: its RTU. */
 	if (!param)
 		return cma_ib_rep_recv(id_priv);
@@ -248,6 +276,9 @@ int cma_ib_accept(struct rdma_id_private *id_priv,
 int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
 		  u8 pdata_len, u8 reason)
 {
+	if (id_priv->id.qp_type == IB_QPT_UD)
+		return cma_ib_sidr_rep(id_priv, IB_SIDR_REJECT, 0, pdata,
+				       pdata_len);
 	return ib_send_cm_rej(id_priv->cm_id.ib, reason, NULL, 0, pdata,
 			      pdata_len);
 }
@@ -292,11 +323,20 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 {
 	struct rdma_dev_addr *dev_addr = &conn->id.route.addr.dev_addr;
 	struct rdma_route *route = &conn->id.route;
-	int n = req->alternate_path ? 2 : 1;
+	int n;
 
 	memcpy(cma_src_addr(conn), local, sizeof(*local));
 	memcpy(cma_dst_addr(conn), remote, sizeof(*remote));
 
+	/* A SIDR request (@req NULL) has no path: UD sends per address. */
+	if (!req) {
+		if (!ndev)
+			return -EOPNOTSUPP;	/* IB: no IPoIB lookup yet */
+		rdma_copy_src_l2_addr(dev_addr, ndev);
+		return 0;
+	}
+
+	n = req->alternate_path ? 2 : 1;
 	route->path_rec = kcalloc(n, sizeof(*route->path_rec), GFP_KERNEL);
 	if (!route->path_rec)
 		return -ENOMEM;
@@ -317,18 +357,44 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 	return 0;
 }
 
+/* CONNECT_REQUEST as the consumer sees a REQ or a SIDR REQ. */
+static void cma_ib_req_event(struct rdma_cm_event *event,
+			     const struct ib_cm_event *ib_event)
+{
+	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
+
+	if (ib_event->event == IB_CM_SIDR_REQ_RECEIVED) {
+		event->param.ud.private_data =
+			ib_event->private_data + CMA_HDR_SIZE;
+		event->param.ud.private_data_len =
+			IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+		return;
+	}
+	event->param.conn.private_data = ib_event->private_data + CMA_HDR_SIZE;
+	event->param.conn.private_data_len =
+		IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+	event->param.conn.responder_resources = req->responder_resources;
+	event->param.conn.initiator_depth = req->initiator_depth;
+	event->param.conn.flow_control = req->flow_control;
+	event->param.conn.retry_count = req->retry_count;
+	event->param.conn.rnr_retry_count = req->rnr_retry_count;
+	event->param.conn.srq = req->srq;
+	event->param.conn.qp_num = req->remote_qpn;
+	event->ece = req->ece;
+}
+
 /*
  * The netdev a RoCE REQ arrived on, with a reference; NULL on IB, whose
  * requests are matched in the initial namespace (no IPoIB lookup yet).
  */
-static struct net_device *cma_ib_req_ndev(const struct ib_cm_req_event_param *req)
+static struct net_device *cma_ib_req_ndev(const struct ib_gid_attr *sgid_attr)
 {
 	struct net_device *ndev = NULL;
 
-	if (!req->ppath_sgid_attr)
+	if (!sgid_attr)
 		return NULL;
 	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
 	if (IS_ERR(ndev))
 		ndev = NULL;
 	else
@@ -369,22 +435,36 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	struct rdma_cm_event event = {
 		.event = RDMA_CM_EVENT_CONNECT_REQUEST,
 	};
+	const struct ib_gid_attr *sgid_attr;
 	struct sockaddr_storage local, remote;
 	struct rdma_id_private *listener, *conn;
+	enum ib_qp_type qp_type;
 	struct net_device *ndev;
+	size_t pdata_len;
 	struct net *net;
 	int ret;
 
-	/* SIDR (UD) requests are not served yet. */
-	if (ib_event->event != IB_CM_REQ_RECEIVED)
-		return -EOPNOTSUPP;
-	ret = cma_hdr_decode(ib_event->private_data,
-			     IB_CM_REQ_PRIVATE_DATA_SIZE, cm_id->service_id,
-			     &local, &remote);
+	switch (ib_event->event) {
+	case IB_CM_REQ_RECEIVED:
+		sgid_attr = req->ppath_sgid_attr;
+		pdata_len = IB_CM_REQ_PRIVATE_DATA_SIZE;
+		qp_type = req->qp_type;
+		break;
+	case IB_CM_SIDR_REQ_RECEIVED:
+		sgid_attr = ib_event->param.sidr_req_rcvd.sgid_attr;
+		pdata_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
+		qp_type = IB_QPT_UD;
+		req = NULL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	ret = cma_hdr_decode(ib_event->private_data, pdata_len,
+			     cm_id->service_id, &local, &remote);
 	if (ret)
 		return ret;
 
-	ndev = cma_ib_req_ndev(req);
+	ndev = cma_ib_req_ndev(sgid_attr);
 	net = ndev ? dev_net(ndev) : &init_net;
 	listener = cma_ib_find_listener(cm_id, net, &local);
 	ret = -ECONNREFUSED;
@@ -395,7 +475,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = -ECONNABORTED;
 	if (READ_ONCE(listener->state) != RDMA_CM_LISTEN)
 		goto out;
-	conn = cma_listen_new_conn(listener, net);
+	conn = cma_listen_new_conn(listener, net, qp_type);
 	ret = -ENOMEM;
 	if (!conn)
 		goto out;
@@ -411,17 +491,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	cm_id->context = conn;
 	cm_id->cm_handler = cma_ib_handler;
 
-	event.param.conn.private_data = ib_event->private_data + CMA_HDR_SIZE;
-	event.param.conn.private_data_len =
-		IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
-	event.param.conn.responder_resources = req->responder_resources;
-	event.param.conn.initiator_depth = req->initiator_depth;
-	event.param.conn.flow_control = req->flow_control;
-	event.param.conn.retry_count = req->retry_count;
-	event.param.conn.rnr_retry_count = req->rnr_retry_count;
-	event.param.conn.srq = req->srq;
-	event.param.conn.qp_num = req->remote_qpn;
-	event.ece = req->ece;
+	cma_ib_req_event(&event, ib_event);
 	/* Non-zero: the consumer refused it; ib_cm destroys cm_id. */
 	ret = cma_deliver_unlock(conn, &event);
 out:

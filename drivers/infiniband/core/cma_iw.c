@@ -161,7 +161,7 @@ static int cma_iw_req_handler(struct iw_cm_id *iw_id,
 	if (READ_ONCE(listener->state) != RDMA_CM_LISTEN)
 		goto out;
 
-	conn = cma_listen_new_conn(listener, cma_id_net(listener));
+	conn = cma_listen_new_conn(listener, cma_id_net(listener), IB_QPT_RC);
 	ret = -ENOMEM;
 	if (!conn)
 		goto out;

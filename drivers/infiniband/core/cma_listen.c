@@ -134,18 +134,20 @@ bool cma_listen_remove_child(struct rdma_id_private *child)
  *	listener carries its wildcard parent's handler and context, which
  *	the new id takes
  * @net: the namespace the request arrived in
+ * @qp_type: the QP type the request is for
  *
  * Return: the new id in CONNECT with its handler_mutex held (nested in
  * the listener's), or NULL without memory.
  */
 struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
-					    struct net *net)
+					    struct net *net,
+					    enum ib_qp_type qp_type)
 {
 	struct rdma_id_private *conn;
 
 	lockdep_assert_held(&listener->handler_mutex);
 	conn = cma_id_alloc(net, listener->id.event_handler,
-			    listener->id.context, listener->id.ps, IB_QPT_RC,
+			    listener->id.context, listener->id.ps, qp_type,
 			    listener);
 	if (!conn)
 		return NULL;

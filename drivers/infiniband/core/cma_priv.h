@@ -358,7 +358,8 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 void cma_listen_stop(struct rdma_id_private *id_priv);
 bool cma_listen_remove_child(struct rdma_id_private *child);
 struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
-					    struct net *net);
+					    struct net *net,
+					    enum ib_qp_type qp_type);
 
 /* cma_qp.c: the id's QP through a connection's steps. */
 int cma_qp_ready(struct rdma_id_private *id_priv,
@@ -387,6 +388,16 @@ int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
 int cma_ib_disconnect(struct rdma_id_private *id_priv);
 int cma_ib_notify(struct rdma_id_private *id_priv, enum ib_event_type event);
 void cma_ib_destroy(struct rdma_id_private *id_priv);
+void *cma_ib_req_pdata(struct rdma_id_private *id_priv,
+		       const struct rdma_conn_param *param, u8 max, u8 *len);
+int cma_ib_qkey(struct rdma_id_private *id_priv);
+
+/* cma_ib_sidr.c: UD ids over ib_cm's service id resolution. */
+int cma_ib_sidr_req(struct rdma_id_private *id_priv,
+		    struct rdma_conn_param *param);
+int cma_ib_sidr_rep(struct rdma_id_private *id_priv,
+		    int status, u32 qkey,
+		    const void *pdata, u8 pdata_len);
 
 /* cma_route.c: route resolution, RoCE path records. */
 int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path);

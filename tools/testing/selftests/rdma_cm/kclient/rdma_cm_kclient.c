@@ -30,7 +30,7 @@
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, conn, reject, refused or holdconn");
+MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, conn, reject, refused, holdconn or ud");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -458,6 +458,10 @@ struct kc_conn {
 	struct ib_pd		*pd;
 	bool			reject;
 	bool			held;		/* the "holdconn" connection */
+	bool			ud;		/* UD ids and QPs (SIDR) */
+	struct ib_ah		*ah;		/* UD: the active side's AH */
+	u32			remote_qpn;	/* UD: from ESTABLISHED */
+	u32			remote_qkey;
 	bool			req_seen;	/* a request reached the handler */
 	struct completion	req_done;	/* ... and its handler returned */
 	atomic_t		live;		/* ids not removed yet */
@@ -552,7 +556,7 @@ static int kc_side_qp(struct kc_conn *c, struct kc_side *side,
 	struct ib_qp_init_attr init = {
 		.send_cq	= side->cq,
 		.recv_cq	= side->cq,
-		.qp_type	= IB_QPT_RC,
+		.qp_type	= c->ud ? IB_QPT_UD : IB_QPT_RC,
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
 		.cap = {
 			.max_send_wr = 4, .max_recv_wr = 4,
@@ -669,9 +673,12 @@ static void kc_side_fini(struct kc_side *side, struct ib_device *dev)
 		ib_free_cq(side->cq);
 }
 
-/* Poll @side's CQ for one completion of @opcode within 10 s. */
+/*
+ * Poll @side's CQ for one completion of @opcode within 10 s; a receive
+ * must hold KC_MSG at @off (UD receives start with a 40-byte GRH).
+ */
 static int kc_poll(struct kc_side *side, enum ib_wc_opcode opcode,
-		   const char *what)
+		   unsigned int off, const char *what)
 {
 	unsigned long end = jiffies + 10 * HZ;
 	struct ib_wc wc;
@@ -692,10 +699,10 @@ static int kc_poll(struct kc_side *side, enum ib_wc_opcode opcode,
 			ib_wc_status_msg(wc.status), wc.opcode);
 		return -EIO;
 	}
-	if (opcode == IB_WC_RECV && (wc.byte_len != sizeof(KC_MSG) ||
-				     strcmp(side->buf, KC_MSG))) {
+	if (opcode == IB_WC_RECV && (wc.byte_len != off + sizeof(KC_MSG) ||
+				     strcmp(side->buf + off, KC_MSG))) {
 		kc_fail("%s: received %u bytes '%.32s'", what, wc.byte_len,
-			(char *)side->buf);
+			(char *)side->buf + off);
 		return -EPROTO;
 	}
 	return 0;
@@ -704,7 +711,8 @@ static int kc_poll(struct kc_side *side, enum ib_wc_opcode opcode,
 /* One SEND from the active side to the passive side's posted receive. */
 static int kc_send(struct kc_conn *c)
 {
-	struct ib_send_wr wr = {}, *bad;
+	struct ib_ud_wr wr = {};
+	struct ib_send_wr *bad;
 	struct ib_sge sge;
 	int ret;
 
@@ -712,18 +720,28 @@ static int kc_send(struct kc_conn *c)
 	sge.addr = c->active.dma;
 	sge.length = sizeof(KC_MSG);
 	sge.lkey = c->pd->local_dma_lkey;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	ret = ib_post_send(c->active.log.id->qp, &wr,
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (c->ud) {
+		if (!c->ah) {
+			kc_fail("UD send: no address handle");
+			return -EPROTO;
+		}
+		wr.ah = c->ah;
+		wr.remote_qpn = c->remote_qpn;
+		wr.remote_qkey = c->remote_qkey;
+	}
+	ret = ib_post_send(c->active.log.id->qp, &wr.wr,
 			   (const struct ib_send_wr **)&bad);
 	if (ret) {
 		kc_fail("ib_post_send: %d", ret);
 		return ret;
 	}
-	return kc_poll(&c->active, IB_WC_SEND, "send") ?:
-	       kc_poll(&c->passive, IB_WC_RECV, "receive");
+	return kc_poll(&c->active, IB_WC_SEND, 0, "send") ?:
+	       kc_poll(&c->passive, IB_WC_RECV,
+		       c->ud ? sizeof(struct ib_grh) : 0, "receive");
 }
 
 /* The listener on addr:@p (0.0.0.0 with "any"). */
@@ -733,8 +751,9 @@ static int kc_conn_listen(struct kc_conn *c, u16 p)
 	struct sockaddr_in sin;
 	int ret;
 
-	id = rdma_create_id(&init_net, kc_conn_handler, c, RDMA_PS_TCP,
-			    IB_QPT_RC);
+	id = rdma_create_id(&init_net, kc_conn_handler, c,
+			    c->ud ? RDMA_PS_UDP : RDMA_PS_TCP,
+			    c->ud ? IB_QPT_UD : IB_QPT_RC);
 	if (IS_ERR(id)) {
 		kc_fail("rdma_create_id: %ld", PTR_ERR(id));
 		return PTR_ERR(id);
@@ -755,7 +774,20 @@ static int kc_conn_handler_active(struct rdma_cm_id *id,
 				  struct rdma_cm_event *ev)
 {
 	struct kc_log *log = id->context;
+	struct kc_conn *c = container_of(log, struct kc_conn, active.log);
 
+	/* UD: the address handle to the peer, from the SIDR reply. */
+	if (c->ud && ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		c->ah = rdma_create_ah(c->pd, &ev->param.ud.ah_attr,
+				       RDMA_CREATE_AH_SLEEPABLE);
+		if (IS_ERR(c->ah)) {
+			kc_fail("rdma_create_ah: %ld", PTR_ERR(c->ah));
+			c->handler_err = PTR_ERR(c->ah);
+			c->ah = NULL;
+		}
+		c->remote_qpn = ev->param.ud.qp_num;
+		c->remote_qkey = ev->param.ud.qkey;
+	}
 	kc_log_add(log, ev);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return kc_conn_removed(container_of(log, struct kc_conn,
@@ -773,7 +805,8 @@ static int kc_conn_active(struct kc_conn *c, u16 p)
 	int ret;
 
 	id = rdma_create_id(&init_net, kc_conn_handler_active, log,
-			    RDMA_PS_TCP, IB_QPT_RC);
+			    c->ud ? RDMA_PS_UDP : RDMA_PS_TCP,
+			    c->ud ? IB_QPT_UD : IB_QPT_RC);
 	if (IS_ERR(id)) {
 		kc_fail("rdma_create_id: %ld", PTR_ERR(id));
 		return PTR_ERR(id);
@@ -837,6 +870,8 @@ static void kc_conn_fini(struct kc_conn *c)
 	}
 	if (c->listener.id)
 		rdma_destroy_id(c->listener.id);
+	if (c->ah)
+		rdma_destroy_ah(c->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	if (dev) {
 		kc_side_fini(&c->passive, dev);
 		kc_side_fini(&c->active, dev);
@@ -926,6 +961,37 @@ static int kc_holdconn(void)
 	return ret;
 }
 
+/*
+ * UD: the active id resolves the passive one's QP through SIDR (private
+ * data both ways; ESTABLISHED carries an AH, QP number and Q_Key), and
+ * one UD SEND arrives.  The passive id gets no ESTABLISHED.
+ */
+static int kc_ud(void)
+{
+	struct kc_conn *c = kc_conn_alloc();
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->ud = true;
+	ret = kc_conn_listen(c, port) ?:
+	      kc_conn_active(c, port) ?:
+	      kc_connect(c) ?:
+	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_CONNECT_REQUEST,
+			  "kc-req", "SIDR request") ?:
+	      kc_log_next(&c->active.log, RDMA_CM_EVENT_ESTABLISHED, "kc-rep",
+			  "SIDR reply") ?:
+	      c->handler_err ?:
+	      kc_send(c);
+	if (!ret && c->remote_qkey != RDMA_UDP_QKEY) {
+		kc_fail("Q_Key %#x, expected the UDP port space's %#x",
+			c->remote_qkey, RDMA_UDP_QKEY);
+		ret = -EPROTO;
+	}
+	kc_conn_fini(c);
+	return ret;
+}
+
 /* The passive side rejects with private data: REJECTED, data intact. */
 static int kc_reject(void)
 {
@@ -998,6 +1064,8 @@ static int __init kc_init(void)
 		ret = kc_refused();
 	else if (!strcmp(test, "holdconn"))
 		ret = kc_holdconn();
+	else if (!strcmp(test, "ud"))
+		ret = kc_ud();
 	else
 		ret = -EINVAL;
 	pr_info("rdma_cm_kclient: %s on %s: %s (%d)\n", test, addr,

@@ -88,6 +88,10 @@ kclient_cases() { # LABEL
 	kclient_case "$l-conn-any" conn port=7351 any=1 || return
 	kclient_case "$l-reject" reject port=7352 || return
 	kclient_case "$l-refused" refused port=7353 || return
+	# UD ids connect through SIDR; siw has no UD QPs.
+	if [ "$T" != siw ]; then
+		kclient_case "$l-ud" ud port=7354 || return
+	fi
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
 	expect_rc "$l-hold" 0
