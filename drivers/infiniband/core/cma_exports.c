@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The rdma_cm kernel API not written yet.
- *
- * Multicast is not written yet: joining fails with -EOPNOTSUPP and
- * leaving does nothing.  Also here: the functions that need no id state
- * beyond the public struct rdma_cm_id fields.
+ * The exports that need no id state beyond the public struct
+ * rdma_cm_id fields.
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
@@ -66,32 +63,3 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 	}
 }
 EXPORT_SYMBOL(rdma_read_gids);
-
-/**
- * rdma_join_multicast - Join a multicast group.
- * @id: a UD id, with its address bound or resolved
- * @addr: the group address
- * @join_state: IB multicast join state (full, non or send-only member)
- * @context: consumer context returned in the join event
- *
- * Completion is reported by RDMA_CM_EVENT_MULTICAST_JOIN or
- * RDMA_CM_EVENT_MULTICAST_ERROR.
- *
- * Return: 0 if the join was started, or a negative errno.
- */
-int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
-			u8 join_state, void *context)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_join_multicast);
-
-/**
- * rdma_leave_multicast - Leave a multicast group joined by the id.
- * @id: the id
- * @addr: the group address given to rdma_join_multicast()
- */
-void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-}
-EXPORT_SYMBOL(rdma_leave_multicast);

@@ -125,5 +125,7 @@ const struct cma_transport_ops cma_roce_transport = {
 	.name		= "ib_cm (RoCE)",
 	.resolve_route	= cma_roce_resolve_route,
 	.set_path	= cma_roce_path_l2,
+	.join		= cma_roce_join,
+	.leave		= cma_roce_leave,
 	CMA_IB_CM_OPS,
 };

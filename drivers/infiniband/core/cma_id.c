@@ -138,6 +138,7 @@ static void cma_id_teardown(struct rdma_id_private *id_priv,
 	/* Waits for a running address callback; nothing new can start. */
 	if (id_priv->used_resolve_ip)
 		rdma_addr_cancel(&id_priv->id.route.addr.dev_addr);
+	cma_mcast_leave_all(id_priv);
 	if (id_priv->xprt && id_priv->xprt->destroy)
 		id_priv->xprt->destroy(id_priv);
 	rdma_restrack_del(&id_priv->res);

@@ -5,7 +5,8 @@
  * bind to wildcard addresses and its errors, the handler lock, the
  * resource tracking back pointer, address resolution's failures, route
  * and QP calls in the wrong state, wildcard listeners (with whatever
- * devices the machine has) and connection calls without a connection.
+ * devices the machine has), connection calls without a connection and
+ * multicast joins an id cannot make.
  *
  * The ids live in init_net and use fixed ports from 45000 up, which
  * nothing else binds while the KUnit modules run.
@@ -458,6 +459,26 @@ static void cma_id_conn_state_test(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+static void cma_id_mcast_args_test(struct kunit *test)
+{
+	struct rdma_cm_id *ud = cma_test_id(test, RDMA_PS_UDP, IB_QPT_UD);
+	struct rdma_cm_id *rc = cma_test_id(test, RDMA_PS_TCP, IB_QPT_RC);
+	struct sockaddr_storage grp;
+	struct sockaddr *g;
+
+	g = cma_test_sin(&grp, htonl(0xef010101), 0);	/* 239.1.1.1 */
+	/* No device yet, or not UD: nothing to join with. */
+	KUNIT_EXPECT_EQ(test, rdma_join_multicast(ud, g, BIT(0), NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_join_multicast(rc, g, BIT(0), NULL),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&cma_id_priv(ud)->mc_list));
+	/* Leaving a group never joined does nothing. */
+	rdma_leave_multicast(ud, g);
+	rdma_destroy_id(ud);
+	rdma_destroy_id(rc);
+}
+
 static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_create_test),
 	KUNIT_CASE(cma_id_res_to_id_test),
@@ -472,6 +493,7 @@ static struct kunit_case cma_id_cases[] = {
 	KUNIT_CASE(cma_id_route_state_test),
 	KUNIT_CASE(cma_id_listen_test),
 	KUNIT_CASE(cma_id_conn_state_test),
+	KUNIT_CASE(cma_id_mcast_args_test),
 	{}
 };
 

@@ -21,11 +21,13 @@
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/restrack.h>
 
 struct cma_device;
+struct cma_multicast;
 struct cma_transport_ops;
 struct ib_cm_id;
 struct ib_sa_query;
@@ -63,7 +65,7 @@ enum rdma_cm_state {
  *
  * Locking (see also rdma_cm.rst):
  *  @lock (spinlock, IRQ-safe) protects @state, @reuseaddr, @afonly,
- *  @afonly_set and @xprt.  A change of @state into or out of
+ *  @afonly_set, @xprt and @mc_list.  A change of @state into or out of
  *  RDMA_CM_CONNECT also needs @handler_mutex, so that an event handler
  *  holding @handler_mutex sees a stable CONNECT state.
  *  @handler_mutex serialises event delivery and the calls that drive the
@@ -286,8 +288,34 @@ struct cma_transport_ops {
 	int (*init_qp_attr)(struct rdma_id_private *id_priv,
 			    struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 	void (*destroy)(struct rdma_id_private *id_priv);
+	int (*join)(struct rdma_id_private *id_priv, struct cma_multicast *mc);
+	void (*leave)(struct rdma_id_private *id_priv,
+		      struct cma_multicast *mc);
 	u8 req_pdata_max;
 };
+
+/*
+ * A multicast group an id joined: on its @mc_list (under its @lock)
+ * from rdma_join_multicast() until rdma_leave_multicast() or destroy.
+ * RoCE delivers the join from @work; nothing else runs for it after the
+ * transport's leave returned.
+ */
+struct cma_multicast {
+	struct list_head	list;
+	struct rdma_id_private	*id_priv;
+	void			*context;	/* the consumer's, in the event */
+	struct sockaddr_storage	addr;
+	u8			join_state;
+	u8			igmp_joined;	/* RoCE v2: the netdev joined */
+	int			ifindex;	/* ... on this netdev */
+	struct work_struct	work;
+	struct rdma_cm_event	event;		/* RoCE: the join to deliver */
+};
+
+/* cma_mcast.c: joins and leaves; the RoCE join. */
+void cma_mcast_leave_all(struct rdma_id_private *id_priv);
+int cma_roce_join(struct rdma_id_private *id_priv, struct cma_multicast *mc);
+void cma_roce_leave(struct rdma_id_private *id_priv, struct cma_multicast *mc);
 
 /*
  * A device the "cma" ib_client was added to: one with at least one port

@@ -24,13 +24,14 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm_ib.h>
 #include <rdma/rdma_cm.h>
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, conn, reject, refused, holdconn or ud");
+MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, conn, reject, refused, holdconn, ud or mcast");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -992,6 +993,71 @@ static int kc_ud(void)
 	return ret;
 }
 
+/* The multicast case: what the join event carried. */
+struct kc_mc {
+	struct kc_id	kc;
+	void		*ctx;
+	u32		qpn;
+	u32		qkey;
+};
+
+static int kc_mc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct kc_mc *m = container_of(id->context, struct kc_mc, kc);
+
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN) {
+		m->ctx = (void *)ev->param.ud.private_data;
+		m->qpn = ev->param.ud.qp_num;
+		m->qkey = ev->param.ud.qkey;
+	}
+	m->kc.event = ev->event;
+	m->kc.status = ev->status;
+	complete(&m->kc.done);
+	return 0;
+}
+
+/*
+ * RoCE multicast: a UD id bound to the device joins 239.1.1.1 and gets
+ * MULTICAST_JOIN with its context, QP number 0xffffff and the UDP port
+ * space's Q_Key; it leaves, joins again, and is destroyed while joined.
+ */
+static int kc_mcast(void)
+{
+	struct sockaddr_in sin, grp;
+	struct kc_mc m = {};
+	int ret, i;
+
+	init_completion(&m.kc.done);
+	m.kc.id = rdma_create_id(&init_net, kc_mc_handler, &m.kc, RDMA_PS_UDP,
+				 IB_QPT_UD);
+	if (IS_ERR(m.kc.id)) {
+		kc_fail("rdma_create_id: %ld", PTR_ERR(m.kc.id));
+		return PTR_ERR(m.kc.id);
+	}
+	ret = kc_sin(&sin, addr, port) ?: kc_sin(&grp, "239.1.1.1", 0) ?:
+	      kc_expect("bind", rdma_bind_addr(m.kc.id, (struct sockaddr *)&sin),
+			0);
+	for (i = 0; !ret && i < 2; i++) {
+		ret = kc_expect("join",
+				rdma_join_multicast(m.kc.id,
+						    (struct sockaddr *)&grp,
+						    BIT(FULLMEMBER_JOIN), &m),
+				0) ?:
+		      kc_wait(&m.kc, RDMA_CM_EVENT_MULTICAST_JOIN, "join");
+		if (!ret && (m.ctx != &m || m.qpn != 0xffffff ||
+			     m.qkey != RDMA_UDP_QKEY)) {
+			kc_fail("join event: context %s, QPN %#x, Q_Key %#x",
+				m.ctx == &m ? "ours" : "wrong", m.qpn, m.qkey);
+			ret = -EPROTO;
+		}
+		/* The second time round, destroy leaves the group. */
+		if (!ret && !i)
+			rdma_leave_multicast(m.kc.id, (struct sockaddr *)&grp);
+	}
+	kc_destroy(&m.kc);
+	return ret;
+}
+
 /* The passive side rejects with private data: REJECTED, data intact. */
 static int kc_reject(void)
 {
@@ -1066,6 +1132,8 @@ static int __init kc_init(void)
 		ret = kc_holdconn();
 	else if (!strcmp(test, "ud"))
 		ret = kc_ud();
+	else if (!strcmp(test, "mcast"))
+		ret = kc_mcast();
 	else
 		ret = -EINVAL;
 	pr_info("rdma_cm_kclient: %s on %s: %s (%d)\n", test, addr,

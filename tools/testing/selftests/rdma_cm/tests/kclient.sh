@@ -88,9 +88,10 @@ kclient_cases() { # LABEL
 	kclient_case "$l-conn-any" conn port=7351 any=1 || return
 	kclient_case "$l-reject" reject port=7352 || return
 	kclient_case "$l-refused" refused port=7353 || return
-	# UD ids connect through SIDR; siw has no UD QPs.
+	# UD ids connect through SIDR and join RoCE groups; siw has no UD.
 	if [ "$T" != siw ]; then
 		kclient_case "$l-ud" ud port=7354 || return
+		kclient_case "$l-mcast" mcast port=7355 || return
 	fi
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
