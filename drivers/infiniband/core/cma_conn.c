@@ -4,13 +4,46 @@
  * id's state and hand the work to the id's transport.  What the peer
  * answers comes back through the transport's callbacks.
  */
+#include <linux/bits.h>
+
 #include "cma_abi.h"
 #include "cma_priv.h"
 
 /* Whether the transport has an id for the connection (IB or iWARP). */
 static bool cma_has_cm_id(struct rdma_id_private *id_priv)
 {
-	return id_priv->cm_id.ib || id_priv->cm_id.iw;
+	/* One pointer, whichever the transport: see the cm_id union. */
+	return id_priv->cm_id.ib;
+}
+
+/**
+ * cma_answer_owe - Record that the id has something to answer.
+ * @id_priv: the id
+ * @what: CMA_ANSWER_REQ or CMA_ANSWER_REP
+ */
+void cma_answer_owe(struct rdma_id_private *id_priv, enum cma_answer what)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	id_priv->answer = what;
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+}
+
+/* Take the answer the id owes if it is one of @mask; -EINVAL if not. */
+static int cma_answer_take(struct rdma_id_private *id_priv,
+			   unsigned int mask)
+{
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	spin_lock_irqsave(&id_priv->lock, flags);
+	if (BIT(id_priv->answer) & mask) {
+		id_priv->answer = CMA_ANSWER_GIVEN;
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return ret;
 }
 
 /* The ECE options the next request or reply carries. */
@@ -116,11 +149,13 @@ EXPORT_SYMBOL(rdma_connect_ece);
  *	an IB connection without a kernel QP, NULL sends the RTU that
  *	answers CONNECT_RESPONSE
  *
- * A failed accept rejects the request, so the peer is not left waiting.
+ * A request or reply is answered once: a second answer, or an accept of
+ * the active side's own request, is refused.  A failed accept rejects
+ * the request, so the peer is not left waiting.
  *
  * Return: 0 on success or a negative errno: -EINVAL if the id is not in
- * CONNECT or the transport needs parameters that are missing, or the
- * transport's error.
+ * CONNECT, has nothing to answer this way, or the transport needs
+ * parameters that are missing, or the transport's error.
  */
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
@@ -134,6 +169,12 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		return -EINVAL;
 	if (WARN_ON_ONCE(!xprt) || !xprt->accept)
 		return -EOPNOTSUPP;
+	/* Without parameters, an RC id sends the RTU of a reply. */
+	ret = cma_answer_take(id_priv,
+			      !conn_param && id->qp_type != IB_QPT_UD ?
+			      BIT(CMA_ANSWER_REP) : BIT(CMA_ANSWER_REQ));
+	if (ret)
+		return ret;
 
 	cma_conn_qp(id_priv, conn_param);
 	ret = xprt->accept(id_priv, conn_param);
@@ -171,8 +212,11 @@ EXPORT_SYMBOL(rdma_accept_ece);
  * @reason: IB CM reject reason (IB_CM_REJ_CONSUMER_DEFINED from most
  *	consumers); iWARP carries no reason on the wire
  *
+ * Also refuses, on the active side of an IB connection without a kernel
+ * QP, the reply that CONNECT_RESPONSE reported.
+ *
  * Return: 0 on success or a negative errno: -EINVAL for an id without a
- * connection request, or the transport's error.
+ * request (or reply) it has not answered yet, or the transport's error.
  */
 int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		u8 private_data_len, u8 reason)
@@ -184,6 +228,9 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		return -EINVAL;
 	if (WARN_ON_ONCE(!xprt) || !xprt->reject)
 		return -EOPNOTSUPP;
+	if (cma_answer_take(id_priv,
+			    BIT(CMA_ANSWER_REQ) | BIT(CMA_ANSWER_REP)))
+		return -EINVAL;
 	return xprt->reject(id_priv, private_data, private_data_len, reason);
 }
 EXPORT_SYMBOL(rdma_reject);

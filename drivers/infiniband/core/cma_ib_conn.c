@@ -126,6 +126,7 @@ static bool cma_ib_event(struct rdma_id_private *id_priv,
 				       RDMA_CM_EVENT_CONNECT_ERROR :
 				       RDMA_CM_EVENT_ESTABLISHED;
 		} else {
+			cma_answer_owe(id_priv, CMA_ANSWER_REP);
 			event->event = RDMA_CM_EVENT_CONNECT_RESPONSE;
 		}
 		cma_ib_rep_event(event, ib_event);

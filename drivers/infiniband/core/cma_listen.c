@@ -153,6 +153,7 @@ struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
 		return NULL;
 	mutex_lock_nested(&conn->handler_mutex, SINGLE_DEPTH_NESTING);
 	cma_state_init(conn, RDMA_CM_CONNECT);
+	conn->answer = CMA_ANSWER_REQ;
 	return conn;
 }
 

@@ -56,6 +56,22 @@ enum rdma_cm_state {
 };
 
 /*
+ * What an id owes its peer.  A passive id answers its request once, with
+ * rdma_accept() or rdma_reject(); the active side of an IB connection
+ * without a kernel QP answers the reply (CONNECT_RESPONSE) once, with
+ * rdma_accept(NULL) (the RTU) or rdma_reject().  Any other answer is
+ * refused before it reaches the transport: ib_cm told to reject a
+ * request it sent leaves that request's MAD outstanding, and the
+ * destroy of the id then waits out all of its retries.
+ */
+enum cma_answer {
+	CMA_ANSWER_NONE,	/* nothing to answer */
+	CMA_ANSWER_REQ,		/* a request: accept or reject */
+	CMA_ANSWER_REP,		/* a reply: the RTU or reject */
+	CMA_ANSWER_GIVEN,	/* answered */
+};
+
+/*
  * The private id.  ib_core reads some of it straight from memory for the
  * RDMA_RESTRACK_CM_ID entries rdma_cm adds: restrack.c goes from @res to
  * id.device, nldev.c from @res to id.port_num, id.ps, id.qp_type,
@@ -65,7 +81,7 @@ enum rdma_cm_state {
  *
  * Locking (see also rdma_cm.rst):
  *  @lock (spinlock, IRQ-safe) protects @state, @reuseaddr, @afonly,
- *  @afonly_set, @xprt and @mc_list.  A change of @state into or out of
+ *  @afonly_set, @xprt, @mc_list and @answer.  A change of @state into or out of
  *  RDMA_CM_CONNECT also needs @handler_mutex, so that an event handler
  *  holding @handler_mutex sees a stable CONNECT state.
  *  @handler_mutex serialises event delivery and the calls that drive the
@@ -122,8 +138,9 @@ struct rdma_id_private {
 
 	u32			qp_num;		/* pinned: nldev */
 
-	/* 13 to 20 bytes of fixed-size fields up to @res. */
+	/* 14 to 20 bytes of fixed-size fields up to @res. */
 	struct rdma_ucm_ece	ece;
+	u8			answer;		/* enum cma_answer */
 	u8			srq;		/* the QP has an SRQ */
 	u8			tos;
 	u8			timeout;
@@ -379,6 +396,9 @@ int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
 int __init cma_id_init(void);
 void cma_id_exit(void);
+
+/* cma_conn.c: connections. */
+void cma_answer_owe(struct rdma_id_private *id_priv, enum cma_answer what);
 
 /* cma_listen.c: listeners, per-device listeners of wildcard ones. */
 int cma_listen_on_dev(struct rdma_id_private *parent,

@@ -26,8 +26,9 @@
 # cancelling its REQ message, and the destroy waits for the message's
 # retries to end: 102 s for either on rxe ("cm_destroy_id_wait_timeout
 # ... state 0 -> 0" every 10 s), hours with a large ACK_TIMEOUT.  That is
-# a stock bug our rdma_cm is to fix (issue 3): until it lands the case
-# skips over IB CM on stock rdma_cm.  Over siw it runs on every stack.
+# a stock bug our rdma_cm fixes (it refuses both answers with EINVAL
+# before they reach ib_cm): over IB CM the case runs on our rdma_cm and
+# skips on stock.  Over siw it runs on every stack.
 
 cm_probe_build() {
 	if ! [ -f /usr/include/rdma/rdma_cma.h ]; then

@@ -15,13 +15,14 @@
 # RDMACM_FUZZ_SEED, RDMACM_FUZZ_COMMANDS change the seed (default 1) and
 # the number of commands of ucma_fuzz (default 20000).
 #
-# Stock (rxe and siw): passes, with -x answer_own while rdma_cm is stock
-# (that is, for now, always).  Without it, on rxe, the fuzzer sooner or
-# later accepts or rejects the active side of its own connection while
-# the request is outstanding (or answers a request twice), and stock
-# rdma_cm leaves ib_cm waiting for the request's (reply's) retries:
-# close() of the file then takes 60-100 s, hours with a large
-# ACK_TIMEOUT (tests/cm_probe.sh, answer_active).
+# Stock (rxe and siw): passes, with -x answer_own, which the fuzzer gets
+# on a stock rdma_cm.  Without it, on rxe, the fuzzer sooner or later
+# accepts or rejects the active side of its own connection while the
+# request is outstanding (or answers a request twice), and stock rdma_cm
+# leaves ib_cm waiting for the request's (reply's) retries: close() of
+# the file then takes 60-100 s, hours with a large ACK_TIMEOUT
+# (tests/cm_probe.sh, answer_active).  Our rdma_cm refuses those answers,
+# so on it the fuzzer runs without the option: a bug we fixed.
 
 UCMA_FUZZ_SEED=${RDMACM_FUZZ_SEED:-1}
 
