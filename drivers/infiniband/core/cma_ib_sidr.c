@@ -86,16 +86,10 @@ static int cma_sidr_rep_handler(struct ib_cm_id *cm_id,
 		return 0;
 	}
 	cma_sidr_event(id_priv, ib_event, &event);
-	/* The AH attribute holds a GID reference only for the handler. */
-	ret = cma_deliver(id_priv, &event);
+	ret = cma_deliver_unlock(id_priv, &event);
+	/* The AH attribute held a GID reference only for the handler. */
 	rdma_destroy_ah_attr(&event.param.ud.ah_attr);
-	if (ret) {
-		id_priv->cm_id.ib = NULL;
-		cma_destroy_handler_unlock(id_priv);
-		return ret;
-	}
-	mutex_unlock(&id_priv->handler_mutex);
-	return 0;
+	return ret;
 }
 
 /**
