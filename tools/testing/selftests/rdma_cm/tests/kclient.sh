@@ -11,9 +11,8 @@
 # delete completes.  The device is set up again afterwards.
 #
 # The cases run on the loaded rdma_cm, then, when RDMACM_OURS_DIR has our
-# rdma_cm.ko and the stack does not use it yet, once more with it loaded
-# under the same iw_cm and rdma_ucm: the selftests of the other modules
-# still run on the stock rdma_cm until ours can connect.
+# rdma_cm.ko and the stack does not use it (OURS without rdma_cm), once
+# more with it loaded under the same iw_cm and rdma_ucm.
 
 KCLIENT=${RDMACM_KCLIENT:-${OURS_DIR:+$OURS_DIR/rdma_cm_kclient.ko}}
 
