@@ -7,20 +7,12 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <net/if_inet6.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib.h>
 
 #include "cma_priv.h"
-
-static const struct sockaddr_in *cma_sin(const struct sockaddr *addr)
-{
-	return (const struct sockaddr_in *)addr;
-}
-
-static const struct sockaddr_in6 *cma_sin6(const struct sockaddr *addr)
-{
-	return (const struct sockaddr_in6 *)addr;
-}
 
 static const struct sockaddr_ib *cma_sib(const struct sockaddr *addr)
 {
@@ -185,4 +177,45 @@ void cma_addr_set_port(struct sockaddr *addr, u16 port)
 		sib->sib_sid_mask = cpu_to_be64(~0ULL);
 		break;
 	}
+}
+
+/**
+ * cma_ib_mgid - The IB multicast GID stock rdma_cm joins for a group.
+ * @addr: the group address: IPv4, IPv6 or AF_IB
+ * @broadcast: the IPoIB broadcast address of the port (scope and P_Key)
+ * @udp: the id is in the UDP port space
+ * @mgid: out: the MGID
+ *
+ * The wildcard address is the zero MGID (the SA assigns one); an
+ * SA-assigned MGID (ff1x:a01b::/32) and an AF_IB address are taken as
+ * they are; an IP group goes through IPoIB's mapping, with rdma_cm's
+ * signature (0x01 instead of the IP version's) in the UDP port space.
+ */
+void cma_ib_mgid(const struct sockaddr *addr, const unsigned char *broadcast,
+		 bool udp, union ib_gid *mgid)
+{
+	const struct sockaddr_in6 *sin6 = cma_sin6(addr);
+	char map[MAX_ADDR_LEN];
+
+	if (cma_any_addr(addr)) {
+		memset(mgid, 0, sizeof(*mgid));
+		return;
+	}
+	if (addr->sa_family == AF_INET6 &&
+	    (be32_to_cpu(sin6->sin6_addr.s6_addr32[0]) & 0xfff0ffff) ==
+	    0xff10a01b) {
+		memcpy(mgid, &sin6->sin6_addr, sizeof(*mgid));
+		return;
+	}
+	if (addr->sa_family == AF_IB) {
+		memcpy(mgid, &cma_sib(addr)->sib_addr, sizeof(*mgid));
+		return;
+	}
+	if (addr->sa_family == AF_INET6)
+		ipv6_ib_mc_map(&sin6->sin6_addr, broadcast, map);
+	else
+		ip_ib_mc_map(cma_sin(addr)->sin_addr.s_addr, broadcast, map);
+	if (udp)
+		map[7] = 0x01;
+	memcpy(mgid, map + 4, sizeof(*mgid));
 }

@@ -18,6 +18,7 @@
 
 #include "core_priv.h"
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list, cma_listen_any */
 static LIST_HEAD(cma_dev_list);
@@ -86,6 +87,7 @@ static int cma_add_one(struct ib_device *device)
 		served |= cma_port_served(device, port);
 	if (!served)
 		return -EOPNOTSUPP;
+	trace_cm_add_one(device);
 
 	cma_dev = kzalloc(sizeof(*cma_dev), GFP_KERNEL);
 	if (!cma_dev)
@@ -135,6 +137,7 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 	struct cma_device *cma_dev = client_data;
 	struct rdma_id_private *id_priv;
 
+	trace_cm_remove_one(device);
 	/* No new id can find the device after this. */
 	mutex_lock(&cma_dev_mutex);
 	list_del(&cma_dev->list);
@@ -224,6 +227,7 @@ static int cma_dev_attach(struct rdma_id_private *id_priv,
 		id_priv->gid_type = sgid_attr->gid_type;
 	dev_addr->sgid_attr = sgid_attr;
 	dev_addr->transport = rdma_node_get_transport(device->node_type);
+	trace_cm_id_attach(id_priv, device);
 
 	spin_lock(&cma_dev->id_lock);
 	list_add_tail(&id_priv->device_item, &cma_dev->id_list);
@@ -277,6 +281,27 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 out:
 	mutex_unlock(&cma_dev_mutex);
 	return ret;
+}
+
+/**
+ * cma_dev_visit_ids - Call a function for every id attached to a device.
+ * @fn: the function; it runs under the device's id lock and must not
+ *	sleep
+ * @arg: its argument
+ */
+void cma_dev_visit_ids(cma_id_visit_t fn, void *arg)
+{
+	struct rdma_id_private *id_priv;
+	struct cma_device *cma_dev;
+
+	mutex_lock(&cma_dev_mutex);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		spin_lock(&cma_dev->id_lock);
+		list_for_each_entry(id_priv, &cma_dev->id_list, device_item)
+			fn(id_priv, arg);
+		spin_unlock(&cma_dev->id_lock);
+	}
+	mutex_unlock(&cma_dev_mutex);
 }
 
 /**

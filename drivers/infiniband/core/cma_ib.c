@@ -27,10 +27,14 @@ static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
 	route->path_rec = path;
 	route->num_pri_alt_paths = 1;
 
+	/* The peer's hardware address may change under the route. */
+	cma_neigh_watch(id_priv);
 	ret = cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
 			      RDMA_CM_ROUTE_RESOLVED, &event);
-	if (ret)
+	if (ret) {
+		cma_neigh_unwatch(id_priv);
 		cma_route_reset(id_priv);
+	}
 	return ret;
 }
 
@@ -115,9 +119,12 @@ out:
 	.init_qp_attr	= cma_ib_init_qp_attr,		\
 	.destroy	= cma_ib_destroy
 
-/* InfiniBand: the SA path query is not written yet. */
+/* InfiniBand: routes and multicast groups come from the SA. */
 const struct cma_transport_ops cma_ib_transport = {
 	.name		= "ib_cm",
+	.resolve_route	= cma_sa_resolve_route,
+	.join		= cma_sa_join,
+	.leave		= cma_sa_leave,
 	CMA_IB_CM_OPS,
 };
 

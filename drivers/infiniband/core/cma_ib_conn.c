@@ -17,10 +17,29 @@
 
 #include "cma_abi.h"
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* Stock rdma_cm's ib_cm timing: 4.096 us * 2^20 per try, 15 tries. */
 #define CMA_CM_RESPONSE_TIMEOUT	20
 #define CMA_MAX_CM_RETRIES	15
+/* Stock's MRA: service timeout 4.096 us * 2^24, sent on a repeat only. */
+#define CMA_CM_MRA_SETTING	(IB_CM_MRA_FLAG_DELAY | 24)
+
+/*
+ * A REQ or REP now goes to the consumer, who may answer it much later:
+ * should the peer repeat its message meanwhile, ib_cm answers the repeat
+ * with an MRA, so the peer waits instead of timing out.  Stock sends the
+ * REQ's after the handler returns; before it is the same on the wire (a
+ * delayed MRA goes out only on a repeat, which ib_cm handles only after
+ * the handler anyway) and ib_cm accepts the answers in either state.
+ */
+static void cma_ib_mra(struct rdma_id_private *id_priv)
+{
+	if (id_priv->id.qp_type == IB_QPT_UD)
+		return;
+	trace_cm_send_mra(id_priv);
+	ib_send_cm_mra(id_priv->cm_id.ib, CMA_CM_MRA_SETTING, NULL, 0);
+}
 
 /* An IP-addressed request carries the header; an AF_IB one does not. */
 static u8 cma_ib_hdr_len(struct rdma_id_private *id_priv)
@@ -93,11 +112,14 @@ static int cma_ib_rep_recv(struct rdma_id_private *id_priv)
 {
 	int ret;
 
-	ret = cma_qp_ready(id_priv, NULL) ?:
-	      cma_qp_rts(id_priv, NULL) ?:
-	      ib_send_cm_rtu(id_priv->cm_id.ib, NULL, 0);
+	ret = cma_qp_ready(id_priv, NULL) ?: cma_qp_rts(id_priv, NULL);
+	if (!ret) {
+		trace_cm_send_rtu(id_priv);
+		ret = ib_send_cm_rtu(id_priv->cm_id.ib, NULL, 0);
+	}
 	if (ret) {
 		cma_qp_error(id_priv);
+		trace_cm_send_rej(id_priv);
 		ib_send_cm_rej(id_priv->cm_id.ib, IB_CM_REJ_CONSUMER_DEFINED,
 			       NULL, 0, NULL, 0);
 	}
@@ -120,6 +142,7 @@ static bool cma_ib_event(struct rdma_id_private *id_priv,
 		event->status = -ETIMEDOUT;
 		return true;
 	case IB_CM_REP_RECEIVED:
+		cma_ib_mra(id_priv);
 		if (id_priv->id.qp) {
 			event->status = cma_ib_rep_recv(id_priv);
 			event->event = event->status ?
@@ -212,6 +235,8 @@ int cma_ib_connect(struct rdma_id_private *id_priv,
 	id_priv->cm_id.ib = cm_id;
 
 	req.primary_path = &route->path_rec[0];
+	req.primary_path_inbound = route->path_rec_inbound;
+	req.primary_path_outbound = route->path_rec_outbound;
 	if (route->num_pri_alt_paths == 2)
 		req.alternate_path = &route->path_rec[1];
 	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
@@ -233,6 +258,7 @@ int cma_ib_connect(struct rdma_id_private *id_priv,
 	req.private_data = pdata;
 	req.private_data_len = len;
 
+	trace_cm_send_req(id_priv);
 	ret = ib_send_cm_req(cm_id, &req);
 	if (ret) {
 		id_priv->cm_id.ib = NULL;
@@ -271,6 +297,7 @@ int cma_ib_accept(struct rdma_id_private *id_priv,
 	rep.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
 	rep.srq = id_priv->srq;
 	rep.ece = id_priv->ece;
+	trace_cm_send_rep(id_priv);
 	return ib_send_cm_rep(id_priv->cm_id.ib, &rep);
 }
 
@@ -280,6 +307,7 @@ int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
 	if (id_priv->id.qp_type == IB_QPT_UD)
 		return cma_ib_sidr_rep(id_priv, IB_SIDR_REJECT, 0, pdata,
 				       pdata_len);
+	trace_cm_send_rej(id_priv);
 	return ib_send_cm_rej(id_priv->cm_id.ib, reason, NULL, 0, pdata,
 			      pdata_len);
 }
@@ -292,8 +320,11 @@ int cma_ib_disconnect(struct rdma_id_private *id_priv)
 	ret = cma_qp_error(id_priv);
 	if (ret)
 		return ret;
-	if (ib_send_cm_dreq(id_priv->cm_id.ib, NULL, 0))
-		ib_send_cm_drep(id_priv->cm_id.ib, NULL, 0);
+	trace_cm_disconnect(id_priv);
+	if (!ib_send_cm_dreq(id_priv->cm_id.ib, NULL, 0))
+		trace_cm_sent_dreq(id_priv);
+	else if (!ib_send_cm_drep(id_priv->cm_id.ib, NULL, 0))
+		trace_cm_sent_drep(id_priv);
 	return 0;
 }
 
@@ -307,6 +338,7 @@ void cma_ib_destroy(struct rdma_id_private *id_priv)
 {
 	struct ib_cm_id *cm_id = id_priv->cm_id.ib;
 
+	cma_sa_cancel(id_priv);
 	id_priv->cm_id.ib = NULL;
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
@@ -314,7 +346,7 @@ void cma_ib_destroy(struct rdma_id_private *id_priv)
 
 /*
  * The new passive id's addresses, path records and device address, from
- * the REQ and the netdev it arrived on (RoCE; NULL on IB).
+ * the REQ and the netdev it arrived on (RoCE's, or IB's IPoIB netdev).
  */
 static int cma_ib_conn_setup(struct rdma_id_private *conn,
 			     const struct ib_cm_req_event_param *req,
@@ -331,8 +363,6 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 
 	/* A SIDR request (@req NULL) has no path: UD sends per address. */
 	if (!req) {
-		if (!ndev)
-			return -EOPNOTSUPP;	/* IB: no IPoIB lookup yet */
 		rdma_copy_src_l2_addr(dev_addr, ndev);
 		return 0;
 	}
@@ -346,14 +376,7 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 	if (n == 2)
 		route->path_rec[1] = *req->alternate_path;
 
-	if (ndev) {
-		rdma_copy_src_l2_addr(dev_addr, ndev);
-	} else {
-		dev_addr->dev_type = ARPHRD_INFINIBAND;
-		rdma_addr_set_sgid(dev_addr, &route->path_rec[0].sgid);
-		ib_addr_set_pkey(dev_addr,
-				 be16_to_cpu(route->path_rec[0].pkey));
-	}
+	rdma_copy_src_l2_addr(dev_addr, ndev);
 	rdma_addr_set_dgid(dev_addr, &route->path_rec[0].dgid);
 	return 0;
 }
@@ -385,23 +408,48 @@ static void cma_ib_req_event(struct rdma_cm_event *event,
 }
 
 /*
- * The netdev a RoCE REQ arrived on, with a reference; NULL on IB, whose
- * requests are matched in the initial namespace (no IPoIB lookup yet).
+ * The netdev a REQ or SIDR REQ arrived on, with a reference, or NULL: on
+ * RoCE the netdev of the GID it arrived on; on IB the IPoIB netdev of
+ * the port, P_Key and (for a REQ) local GID that serves the address the
+ * requester connects to, as IPoIB answers ib_core.
  */
-static struct net_device *cma_ib_req_ndev(const struct ib_gid_attr *sgid_attr)
+static struct net_device *cma_ib_req_ndev(struct ib_cm_id *cm_id,
+					  const struct ib_cm_event *ib_event,
+					  const struct sockaddr_storage *local)
 {
-	struct net_device *ndev = NULL;
+	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
+	const struct ib_cm_sidr_req_event_param *sidr =
+		&ib_event->param.sidr_req_rcvd;
+	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev;
+	u32 port;
 
-	if (!sgid_attr)
-		return NULL;
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
-	if (IS_ERR(ndev))
-		ndev = NULL;
-	else
-		dev_hold(ndev);
-	rcu_read_unlock();
-	return ndev;
+	if (ib_event->event == IB_CM_REQ_RECEIVED) {
+		sgid_attr = req->ppath_sgid_attr;
+		port = req->port;
+	} else {
+		sgid_attr = sidr->sgid_attr;
+		port = sidr->port;
+	}
+	if (!rdma_protocol_ib(cm_id->device, port)) {
+		if (!sgid_attr)
+			return NULL;
+		rcu_read_lock();
+		ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+		if (IS_ERR(ndev))
+			ndev = NULL;
+		else
+			dev_hold(ndev);
+		rcu_read_unlock();
+		return ndev;
+	}
+	if (ib_event->event == IB_CM_REQ_RECEIVED)
+		return ib_get_net_dev_by_params(cm_id->device, port,
+						be16_to_cpu(req->primary_path->pkey),
+						&req->primary_path->sgid,
+						(const struct sockaddr *)local);
+	return ib_get_net_dev_by_params(cm_id->device, port, sidr->pkey, NULL,
+					(const struct sockaddr *)local);
 }
 
 /* The listener a REQ is for, with a reference, or NULL. */
@@ -436,7 +484,6 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	struct rdma_cm_event event = {
 		.event = RDMA_CM_EVENT_CONNECT_REQUEST,
 	};
-	const struct ib_gid_attr *sgid_attr;
 	struct sockaddr_storage local, remote;
 	struct rdma_id_private *listener, *conn;
 	enum ib_qp_type qp_type;
@@ -447,12 +494,10 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 
 	switch (ib_event->event) {
 	case IB_CM_REQ_RECEIVED:
-		sgid_attr = req->ppath_sgid_attr;
 		pdata_len = IB_CM_REQ_PRIVATE_DATA_SIZE;
 		qp_type = req->qp_type;
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
-		sgid_attr = ib_event->param.sidr_req_rcvd.sgid_attr;
 		pdata_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE;
 		qp_type = IB_QPT_UD;
 		req = NULL;
@@ -465,14 +510,18 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	if (ret)
 		return ret;
 
-	ndev = cma_ib_req_ndev(sgid_attr);
-	net = ndev ? dev_net(ndev) : &init_net;
+	/* An IP request no netdev serves is refused, as stock does. */
+	ndev = cma_ib_req_ndev(cm_id, ib_event, &local);
+	if (!ndev)
+		return -ENODEV;
+	net = dev_net(ndev);
 	listener = cma_ib_find_listener(cm_id, net, &local);
 	ret = -ECONNREFUSED;
 	if (!listener)
 		goto out_ndev;
 
 	mutex_lock(&listener->handler_mutex);
+	trace_cm_req_handler(listener, ib_event->event);
 	ret = -ECONNABORTED;
 	if (READ_ONCE(listener->state) != RDMA_CM_LISTEN)
 		goto out;
@@ -493,6 +542,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	cm_id->cm_handler = cma_ib_handler;
 
 	cma_ib_req_event(&event, ib_event);
+	cma_ib_mra(conn);
 	/* Non-zero: the consumer refused it; ib_cm destroys cm_id. */
 	ret = cma_deliver_unlock(conn, &event);
 out:

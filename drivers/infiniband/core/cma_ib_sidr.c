@@ -11,6 +11,7 @@
 
 #include "cma_abi.h"
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* Stock rdma_cm's SIDR timing: 4.096 us * 2^20 in ms, 15 tries. */
 #define CMA_SIDR_TIMEOUT_MS	(1 << (20 - 8))
@@ -129,6 +130,7 @@ int cma_ib_sidr_req(struct rdma_id_private *id_priv,
 	req.max_cm_retries = CMA_SIDR_RETRIES;
 	req.private_data = pdata;
 	req.private_data_len = len;
+	trace_cm_send_sidr_req(id_priv);
 	ret = ib_send_cm_sidr_req(cm_id, &req);
 	if (ret) {
 		id_priv->cm_id.ib = NULL;
@@ -167,5 +169,6 @@ int cma_ib_sidr_rep(struct rdma_id_private *id_priv, int status, u32 qkey,
 	rep.status = status;
 	rep.private_data = pdata;
 	rep.private_data_len = pdata_len;
+	trace_cm_send_sidr_rep(id_priv);
 	return ib_send_cm_sidr_rep(id_priv->cm_id.ib, &rep);
 }

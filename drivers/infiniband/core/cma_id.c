@@ -5,6 +5,7 @@
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 void cma_id_put(struct rdma_id_private *id_priv)
 {
@@ -51,6 +52,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	INIT_LIST_HEAD(&id_priv->device_item);
 	INIT_LIST_HEAD(&id_priv->listen_list);
 	INIT_LIST_HEAD(&id_priv->mc_list);
+	cma_netevent_id_init(id_priv);
 	/* IB SIDR request ids are 24 bits on the wire in stock peers' use. */
 	id_priv->seq_num = get_random_u32() & 0x00ffffff;
 
@@ -135,6 +137,7 @@ static void cma_id_teardown(struct rdma_id_private *id_priv,
 		cma_listen_stop(id_priv);
 	}
 
+	cma_neigh_unwatch(id_priv);
 	/* Waits for a running address callback; nothing new can start. */
 	if (id_priv->used_resolve_ip)
 		rdma_addr_cancel(&id_priv->id.route.addr.dev_addr);
@@ -150,7 +153,11 @@ static void cma_id_teardown(struct rdma_id_private *id_priv,
 
 	cma_route_reset(id_priv);
 	put_net(net);
-	kfree(id_priv);
+	/* The neighbour notifier may still look at it under RCU. */
+	if (id_priv->neigh_rcu)
+		kfree_rcu(id_priv, rcu);
+	else
+		kfree(id_priv);
 }
 
 /**
@@ -170,6 +177,7 @@ void cma_destroy_handler_unlock(struct rdma_id_private *id_priv)
 	/* A second destroy of one id: the consumer's bug, not a crash. */
 	if (WARN_ON_ONCE(state == RDMA_CM_DESTROYING))
 		return;
+	trace_cm_id_destroy(id_priv);
 	cma_id_teardown(id_priv, state);
 }
 
@@ -203,8 +211,13 @@ void cma_id_discard(struct rdma_id_private *id_priv)
  */
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event)
 {
+	int ret;
+
 	lockdep_assert_held(&id_priv->handler_mutex);
-	return id_priv->id.event_handler(&id_priv->id, event);
+	trace_cm_event_handler(id_priv, event);
+	ret = id_priv->id.event_handler(&id_priv->id, event);
+	trace_cm_event_done(id_priv, event, ret);
+	return ret;
 }
 
 /**
@@ -234,6 +247,27 @@ int cma_deliver_unlock(struct rdma_id_private *id_priv,
 	return 0;
 }
 
+/**
+ * cma_deliver_put_unlock - Deliver an event from work holding a reference.
+ * @id_priv: the id, with its handler_mutex held and a reference the
+ *	caller gives up
+ * @event: the event
+ *
+ * Drops the reference and handler_mutex; a non-zero handler return
+ * destroys the id (which waits for every other reference).
+ */
+void cma_deliver_put_unlock(struct rdma_id_private *id_priv,
+			    struct rdma_cm_event *event)
+{
+	if (cma_deliver(id_priv, event)) {
+		cma_id_put(id_priv);
+		cma_destroy_handler_unlock(id_priv);
+		return;
+	}
+	mutex_unlock(&id_priv->handler_mutex);
+	cma_id_put(id_priv);
+}
+
 /* An event produced by rdma_cm itself, delivered from cma_wq. */
 struct cma_work {
 	struct work_struct	work;
@@ -252,18 +286,52 @@ static void cma_work_handler(struct work_struct *_work)
 
 	mutex_lock(&id_priv->handler_mutex);
 	/* Destroyed, removed or moved on meanwhile: the event is stale. */
-	if (cma_comp_exch(id_priv, work->from, work->to))
+	if (work->from == RDMA_CM_NR_STATES) {
+		enum rdma_cm_state state = READ_ONCE(id_priv->state);
+
+		if (state == RDMA_CM_DESTROYING ||
+		    state == RDMA_CM_DEVICE_REMOVAL)
+			goto out_unlock;
+	} else if (cma_comp_exch(id_priv, work->from, work->to)) {
 		goto out_unlock;
-	if (cma_deliver(id_priv, &work->event)) {
-		cma_id_put(id_priv);
-		cma_destroy_handler_unlock(id_priv);
-		kfree(work);
-		return;
 	}
+	cma_deliver_put_unlock(id_priv, &work->event);
+	kfree(work);
+	return;
 out_unlock:
 	mutex_unlock(&id_priv->handler_mutex);
 	cma_id_put(id_priv);
 	kfree(work);
+}
+
+/**
+ * cma_queue_work - Queue work of an id on rdma_cm's workqueue.
+ * @work: the work, which holds a reference on its id
+ *
+ * Return: false if @work was already queued.
+ */
+bool cma_queue_work(struct work_struct *work)
+{
+	return queue_work(cma_wq, work);
+}
+
+static int cma_queue(struct rdma_id_private *id_priv, enum rdma_cm_state from,
+		     enum rdma_cm_state to, const struct rdma_cm_event *event,
+		     gfp_t gfp)
+{
+	struct cma_work *work;
+
+	work = kzalloc(sizeof(*work), gfp);
+	if (!work)
+		return -ENOMEM;
+	INIT_WORK(&work->work, cma_work_handler);
+	work->id_priv = id_priv;
+	work->from = from;
+	work->to = to;
+	work->event = *event;
+	cma_id_get(id_priv);
+	queue_work(cma_wq, &work->work);
+	return 0;
 }
 
 /**
@@ -283,19 +351,24 @@ out_unlock:
 int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event)
 {
-	struct cma_work *work;
+	return cma_queue(id_priv, from, to, event, GFP_KERNEL);
+}
 
-	work = kzalloc(sizeof(*work), GFP_KERNEL);
-	if (!work)
-		return -ENOMEM;
-	INIT_WORK(&work->work, cma_work_handler);
-	work->id_priv = id_priv;
-	work->from = from;
-	work->to = to;
-	work->event = *event;
-	cma_id_get(id_priv);
-	queue_work(cma_wq, &work->work);
-	return 0;
+/**
+ * cma_queue_notice - Deliver an event that is no step of the id's states.
+ * @id_priv: the id
+ * @event: the event (ADDR_CHANGE), copied
+ *
+ * The event reaches the id in whatever state it is in then, unless it is
+ * being destroyed or removed.  May be called in atomic context.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cma_queue_notice(struct rdma_id_private *id_priv,
+		     const struct rdma_cm_event *event)
+{
+	return cma_queue(id_priv, RDMA_CM_NR_STATES, RDMA_CM_NR_STATES, event,
+			 GFP_ATOMIC);
 }
 
 int __init cma_id_init(void)
@@ -339,13 +412,7 @@ void cma_remove_id(struct rdma_id_private *id_priv)
 		}
 		return;
 	}
-	if (cma_deliver(id_priv, &event)) {
-		cma_id_put(id_priv);
-		cma_destroy_handler_unlock(id_priv);
-		return;
-	}
-	mutex_unlock(&id_priv->handler_mutex);
-	cma_id_put(id_priv);
+	cma_deliver_put_unlock(id_priv, &event);
 }
 
 /**

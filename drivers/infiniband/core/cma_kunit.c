@@ -265,6 +265,68 @@ static void cma_read_gids_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &want, sizeof(want)), 0);
 }
 
+/* The MGIDs of IB joins, as stock maps groups (IPoIB's mapping). */
+static void cma_ib_mgid_test(struct kunit *test)
+{
+	/* IPoIB broadcast address: scope 2 (link), P_Key 0xffff. */
+	static const unsigned char bcast[20] = {
+		0x00, 0xff, 0xff, 0xff, 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+	};
+	static const u8 v4[16] = {
+		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+		0x0f, 0x01, 0x01, 0x01,
+	};
+	static const u8 v6[16] = {
+		0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+		0x01, 0x02, 0x03, 0x04,
+	};
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)&ss;
+	union ib_gid mgid, want;
+
+	/* 239.1.1.1: the low 28 bits behind ff12:401b:ffff. */
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(0xef010101);
+	cma_ib_mgid((struct sockaddr *)sin, bcast, false, &mgid);
+	KUNIT_EXPECT_EQ(test, memcmp(mgid.raw, v4, 16), 0);
+	/* The UDP port space: rdma_cm's signature 0x01 for 0x1b. */
+	cma_ib_mgid((struct sockaddr *)sin, bcast, true, &mgid);
+	memcpy(want.raw, v4, 16);
+	want.raw[3] = 0x01;
+	KUNIT_EXPECT_EQ(test, memcmp(&mgid, &want, 16), 0);
+
+	/* ff15::102:304: the low 80 bits behind ff12:601b:ffff. */
+	memset(&ss, 0, sizeof(ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr.s6_addr32[0] = htonl(0xff150000);
+	sin6->sin6_addr.s6_addr32[3] = htonl(0x01020304);
+	cma_ib_mgid((struct sockaddr *)sin6, bcast, false, &mgid);
+	KUNIT_EXPECT_EQ(test, memcmp(mgid.raw, v6, 16), 0);
+
+	/* An SA-assigned MGID (ff1x:a01b::) is used as it is. */
+	sin6->sin6_addr.s6_addr32[0] = htonl(0xff12a01b);
+	cma_ib_mgid((struct sockaddr *)sin6, bcast, true, &mgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&mgid, &sin6->sin6_addr, 16), 0);
+
+	/* The wildcard: the zero MGID, for the SA to assign one. */
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	memset(&mgid, 0xaa, sizeof(mgid));
+	cma_ib_mgid((struct sockaddr *)sin, bcast, true, &mgid);
+	memset(&want, 0, sizeof(want));
+	KUNIT_EXPECT_EQ(test, memcmp(&mgid, &want, 16), 0);
+
+	/* AF_IB: the address is the MGID. */
+	sib->sib_family = AF_IB;
+	sib->sib_addr.sib_addr64[0] = cpu_to_be64(0xff12601b12345678ULL);
+	sib->sib_addr.sib_addr64[1] = cpu_to_be64(1);
+	cma_ib_mgid((struct sockaddr *)sib, bcast, false, &mgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&mgid, &sib->sib_addr, 16), 0);
+}
+
 static struct kunit_case cma_helper_cases[] = {
 	KUNIT_CASE(cma_event_msg_known_test),
 	KUNIT_CASE(cma_event_msg_unknown_test),
@@ -272,6 +334,7 @@ static struct kunit_case cma_helper_cases[] = {
 	KUNIT_CASE(cma_reject_msg_test),
 	KUNIT_CASE(cma_consumer_reject_data_test),
 	KUNIT_CASE(cma_read_gids_test),
+	KUNIT_CASE(cma_ib_mgid_test),
 	{}
 };
 

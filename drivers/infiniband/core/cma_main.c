@@ -23,19 +23,28 @@ static int __init cma_init(void)
 	if (ret)
 		goto err_id;
 
+	/* Before the device client: ids may query as soon as devices come. */
+	cma_sa_init();
 	ret = cma_dev_init();
 	if (ret)
-		goto err_ps;
+		goto err_sa;
+
+	ret = cma_netevent_init();
+	if (ret)
+		goto err_dev;
 
 	ret = cma_configfs_init();
 	if (ret)
-		goto err_unregister;
+		goto err_netevent;
 
 	return 0;
 
-err_unregister:
+err_netevent:
+	cma_netevent_exit();
+err_dev:
 	cma_dev_exit();
-err_ps:
+err_sa:
+	cma_sa_exit();
 	cma_ps_exit();
 err_id:
 	cma_id_exit();
@@ -45,7 +54,9 @@ err_id:
 static void __exit cma_cleanup(void)
 {
 	cma_configfs_exit();
+	cma_netevent_exit();
 	cma_dev_exit();
+	cma_sa_exit();
 	cma_ps_exit();
 	cma_id_exit();
 }

@@ -5,7 +5,7 @@
  * On RoCE a join needs no SA: the group's record is built from the IP
  * group address and the netdev, a RoCE v2 full member also joins the
  * IPv4 group on the netdev (so IGMP tells the switches), and the join
- * is reported from a work item.  IB (SA joins) is not written yet.
+ * is reported from a work item.  IB joins go to the SA (cma_sa.c).
  */
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>

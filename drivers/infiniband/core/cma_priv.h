@@ -30,6 +30,7 @@ struct cma_device;
 struct cma_multicast;
 struct cma_transport_ops;
 struct ib_cm_id;
+struct ib_sa_multicast;
 struct ib_sa_query;
 struct iw_cm_id;
 struct net;
@@ -150,6 +151,12 @@ struct rdma_id_private {
 	u8			min_rnr_timer_set:1;
 
 	struct rdma_restrack_entry res;		/* pinned: restrack, nldev */
+
+	/* Past the pinned layout: free to grow. */
+	struct hlist_node	neigh_node;	/* cma_netevent.c's table */
+	struct rcu_head		rcu;		/* freeing a watched id */
+	u8			neigh_watched;	/* on the neighbour table */
+	u8			neigh_rcu;	/* was: free after a grace */
 };
 
 /*
@@ -211,6 +218,16 @@ static inline struct rdma_id_private *cma_id_priv(struct rdma_cm_id *id)
 static inline void cma_id_get(struct rdma_id_private *id_priv)
 {
 	refcount_inc(&id_priv->refcount);
+}
+
+static inline const struct sockaddr_in *cma_sin(const struct sockaddr *addr)
+{
+	return (const struct sockaddr_in *)addr;
+}
+
+static inline const struct sockaddr_in6 *cma_sin6(const struct sockaddr *addr)
+{
+	return (const struct sockaddr_in6 *)addr;
 }
 
 static inline struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv)
@@ -327,6 +344,7 @@ struct cma_multicast {
 	int			ifindex;	/* ... on this netdev */
 	struct work_struct	work;
 	struct rdma_cm_event	event;		/* RoCE: the join to deliver */
+	struct ib_sa_multicast	*sa_mc;		/* IB: the SA's member */
 };
 
 /* cma_mcast.c: joins and leaves; the RoCE join. */
@@ -352,6 +370,7 @@ struct cma_device {
 };
 
 /* cma_dev.c: the "cma" ib_client and the device list. */
+typedef void (*cma_id_visit_t)(struct rdma_id_private *id_priv, void *arg);
 int __init cma_dev_init(void);
 void cma_dev_exit(void);
 void cma_dev_put(struct cma_device *cma_dev);
@@ -364,6 +383,7 @@ int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 int cma_dev_attach_listener(struct rdma_id_private *id_priv,
 			    struct cma_device *cma_dev);
 int cma_dev_listen_any(struct rdma_id_private *id_priv);
+void cma_dev_visit_ids(cma_id_visit_t fn, void *arg);
 void cma_dev_unlisten_any(struct rdma_id_private *id_priv);
 struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
 					     struct rdma_id_private *child);
@@ -387,15 +407,36 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 				     const struct rdma_id_private *parent);
 void cma_id_put(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event);
+void cma_deliver_put_unlock(struct rdma_id_private *id_priv,
+			    struct rdma_cm_event *event);
 int cma_deliver_unlock(struct rdma_id_private *id_priv,
 		       struct rdma_cm_event *event);
 void cma_destroy_handler_unlock(struct rdma_id_private *id_priv);
 void cma_id_discard(struct rdma_id_private *id_priv);
 void cma_remove_id(struct rdma_id_private *id_priv);
+bool cma_queue_work(struct work_struct *work);
+int cma_queue_notice(struct rdma_id_private *id_priv,
+		     const struct rdma_cm_event *event);
 int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
 int __init cma_id_init(void);
 void cma_id_exit(void);
+
+/* cma_sa.c: the SA client: IB path queries and multicast joins. */
+int cma_sa_resolve_route(struct rdma_id_private *id_priv,
+			 unsigned long timeout_ms);
+void cma_sa_cancel(struct rdma_id_private *id_priv);
+int cma_sa_join(struct rdma_id_private *id_priv, struct cma_multicast *mc);
+void cma_sa_leave(struct rdma_id_private *id_priv, struct cma_multicast *mc);
+void __init cma_sa_init(void);
+void cma_sa_exit(void);
+
+/* cma_netevent.c: the neighbour watch of RoCE ids. */
+void cma_netevent_id_init(struct rdma_id_private *id_priv);
+void cma_neigh_watch(struct rdma_id_private *id_priv);
+void cma_neigh_unwatch(struct rdma_id_private *id_priv);
+int __init cma_netevent_init(void);
+void cma_netevent_exit(void);
 
 /* cma_conn.c: connections. */
 void cma_answer_owe(struct rdma_id_private *id_priv, enum cma_answer what);
@@ -470,6 +511,8 @@ bool cma_loopback_addr(const struct sockaddr *addr);
 bool cma_any_addr(const struct sockaddr *addr);
 bool cma_family_supported(const struct sockaddr *addr);
 bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+void cma_ib_mgid(const struct sockaddr *addr, const unsigned char *broadcast,
+		 bool udp, union ib_gid *mgid);
 u16 cma_addr_port(const struct sockaddr *addr);
 void cma_addr_set_port(struct sockaddr *addr, u16 port);
 

@@ -7,6 +7,7 @@
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* rdma_init_qp_attr() with qp_mutex held. */
 static int cma_qp_attr(struct rdma_id_private *id_priv,
@@ -197,8 +198,10 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 
 	qp_init_attr->port_num = id->port_num;
 	qp = ib_create_qp(pd, qp_init_attr);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto out;
+	}
 
 	if (id->qp_type == IB_QPT_UD)
 		ret = cma_qp_init_ud(id_priv, qp);
@@ -206,7 +209,7 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 		ret = cma_qp_to(id_priv, qp, IB_QPS_INIT);
 	if (ret) {
 		ib_destroy_qp(qp);
-		return ret;
+		goto out;
 	}
 
 	mutex_lock(&id_priv->qp_mutex);
@@ -214,7 +217,9 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 	id_priv->qp_num = qp->qp_num;
 	id_priv->srq = !!qp->srq;
 	mutex_unlock(&id_priv->qp_mutex);
-	return 0;
+out:
+	trace_cm_qp_create(id_priv, pd, qp_init_attr, ret);
+	return ret;
 }
 EXPORT_SYMBOL(rdma_create_qp);
 
@@ -227,6 +232,7 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 	struct rdma_id_private *id_priv = cma_id_priv(id);
 
 	mutex_lock(&id_priv->qp_mutex);
+	trace_cm_qp_destroy(id_priv);
 	if (id->qp)
 		ib_destroy_qp(id->qp);
 	id->qp = NULL;

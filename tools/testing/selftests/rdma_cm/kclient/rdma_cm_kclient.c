@@ -7,7 +7,9 @@
  * insmod succeeds when the case passed and fails with the case's error
  * otherwise; the kernel log says what went wrong.  The "hold" case keeps
  * an id bound until the module is removed and records the events it
- * gets in the "events" parameter, for device removal tests.  The
+ * gets in the "events" parameter, for device removal tests; "holdroute"
+ * keeps an id with a resolved route to "dst" the same way, for the
+ * neighbour watch.  The
  * connection cases ("conn", "reject", "refused") connect the device to
  * itself: a listener and an active id on "addr", a QP on each side.
  *
@@ -21,6 +23,7 @@
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
@@ -31,11 +34,15 @@
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, conn, reject, refused, holdconn, ud or mcast");
+MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, holdroute, conn, reject, refused, holdconn, ud or mcast");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
 MODULE_PARM_DESC(addr, "local IPv4 address of the device under test");
+
+static char *dst = "";
+module_param(dst, charp, 0444);
+MODULE_PARM_DESC(dst, "holdroute: the destination whose route the id holds");
 
 static ushort port = 7300;
 module_param(port, ushort, 0444);
@@ -52,6 +59,10 @@ MODULE_PARM_DESC(ud, "the qp case also makes a UD QP (not on siw)");
 static bool qpstate = true;
 module_param(qpstate, bool, 0444);
 MODULE_PARM_DESC(qpstate, "the device's query_qp reports the state (not siw)");
+
+static uint slow;
+module_param(slow, uint, 0444);
+MODULE_PARM_DESC(slow, "conn: the passive side accepts this many seconds after its handler returned");
 
 static bool any;
 module_param(any, bool, 0444);
@@ -427,6 +438,27 @@ static int kc_hold(void)
 }
 
 /*
+ * An id with a resolved route to @dst, kept until the module is removed;
+ * the events it gets after ROUTE_RESOLVED go to the "events" parameter.
+ */
+static int kc_holdroute(void)
+{
+	int ret;
+
+	ret = kc_start_resolve(&held, dst, port) ?:
+	      kc_wait(&held, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve") ?:
+	      kc_expect("route", rdma_resolve_route(held.id, 5000), 0) ?:
+	      kc_wait(&held, RDMA_CM_EVENT_ROUTE_RESOLVED, "route");
+	if (ret) {
+		kc_destroy(&held);
+		return ret;
+	}
+	/* Only what comes later counts; no event is due before. */
+	events[0] = '\0';
+	return 0;
+}
+
+/*
  * The connection cases.  Events of the listener and of the passive id
  * it hands out arrive at one handler (the passive id inherits the
  * listener's context); each id's events are logged in order.
@@ -466,6 +498,7 @@ struct kc_conn {
 	bool			req_seen;	/* a request reached the handler */
 	struct completion	req_done;	/* ... and its handler returned */
 	atomic_t		live;		/* ids not removed yet */
+	struct delayed_work	accept_work;	/* "slow": the late accept */
 	int			handler_err;	/* first failure in a handler */
 };
 
@@ -584,15 +617,40 @@ static int kc_side_qp(struct kc_conn *c, struct kc_side *side,
 	return ret;
 }
 
-static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+static int kc_accept(struct rdma_cm_id *id)
 {
-	struct kc_conn *c = id->context;
 	struct rdma_conn_param param = {
 		.private_data = "kc-rep",
 		.private_data_len = 7,
 		.initiator_depth = 1,
 		.responder_resources = 1,
 	};
+	int ret;
+
+	ret = rdma_accept(id, &param);
+	if (ret)
+		kc_fail("rdma_accept: %d", ret);
+	return ret;
+}
+
+/* "slow": accept outside the handler, as a consumer that takes its time. */
+static void kc_accept_late(struct work_struct *work)
+{
+	struct kc_conn *c = container_of(to_delayed_work(work), struct kc_conn,
+					 accept_work);
+	struct rdma_cm_id *id = c->passive.log.id;
+	int ret;
+
+	rdma_lock_handler(id);
+	ret = kc_accept(id);
+	rdma_unlock_handler(id);
+	if (ret)
+		c->handler_err = ret;
+}
+
+static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct kc_conn *c = id->context;
 	int ret;
 
 	if (id == c->listener.id) {
@@ -624,11 +682,13 @@ static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto out;
 	}
 	ret = kc_side_qp(c, &c->passive, id);
-	if (!ret) {
-		ret = rdma_accept(id, &param);
-		if (ret)
-			kc_fail("rdma_accept: %d", ret);
+	if (!ret && slow) {
+		c->passive.log.id = id;
+		schedule_delayed_work(&c->accept_work, slow * HZ);
+		goto out;
 	}
+	if (!ret)
+		ret = kc_accept(id);
 	if (ret) {
 		c->handler_err = ret;
 		if (id->qp)
@@ -858,6 +918,7 @@ static void kc_conn_fini(struct kc_conn *c)
 	if (READ_ONCE(c->req_seen) &&
 	    !wait_for_completion_timeout(&c->req_done, 30 * HZ))
 		kc_fail("the request handler did not return in 30 s");
+	cancel_delayed_work_sync(&c->accept_work);
 	dev = c->pd ? c->pd->device : NULL;
 	if (c->passive.log.id) {
 		if (c->passive.log.id->qp)
@@ -891,6 +952,7 @@ static struct kc_conn *kc_conn_alloc(void)
 	kc_log_init(&c->passive.log);
 	kc_log_init(&c->listener);
 	init_completion(&c->req_done);
+	INIT_DELAYED_WORK(&c->accept_work, kc_accept_late);
 	atomic_set(&c->live, 3);
 	return c;
 }
@@ -1122,6 +1184,8 @@ static int __init kc_init(void)
 		ret = kc_qp();
 	else if (!strcmp(test, "hold"))
 		ret = kc_hold();
+	else if (!strcmp(test, "holdroute"))
+		ret = kc_holdroute();
 	else if (!strcmp(test, "conn"))
 		ret = kc_conn();
 	else if (!strcmp(test, "reject"))

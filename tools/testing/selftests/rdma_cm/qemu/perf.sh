@@ -12,8 +12,8 @@
 # Environment:
 #   CACHE=DIR        where the test kernel is cached (default
 #                    /var/cache/rdma-cm-test); built if missing
-#   PERF_OURS="..."  our modules on the "ours" side (default "iw_cm
-#                    rdma_ucm"; rdma_cm joins once it is implemented)
+#   PERF_OURS="..."  our modules on the "ours" side (default: the
+#                    ones ours.list names)
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
 #                    bench 5400, soak 21600)
 #   BENCH_NAME=VALUE, SOAK_NAME=VALUE: the job's NAME=VALUE (see
@@ -32,7 +32,7 @@ soak) vm_tmo=${PERF_VM_TIMEOUT:-21600} ;;
 esac
 
 CACHE=${CACHE:-/var/cache/rdma-cm-test}
-PERF_OURS=${PERF_OURS:-iw_cm rdma_ucm}
+PERF_OURS=${PERF_OURS:-$(grep -v '^#' "$sel/ours.list" | xargs)}
 out=$repo/.build/$mode
 # shellcheck source=results.sh
 . "$sel/qemu/results.sh"

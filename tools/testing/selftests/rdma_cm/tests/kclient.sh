@@ -2,13 +2,15 @@
 #
 # The rdma_cm kernel API from a kernel client (kclient/rdma_cm_kclient.c,
 # RDMACM_KCLIENT), and rdma_cm's configfs: bind to the device's address
-# and its conflicts,
-# address resolution (own address, loopback, nobody's address),
-# connections of the device to itself (private data both ways, a SEND,
-# disconnect; a specific and a wildcard listener; reject with private
-# data; a port nobody listens on), and an id that `rdma link delete`
-# removes: `rdma res show cm_id` lists it, DEVICE_REMOVAL reaches it, the
-# delete completes.  The device is set up again afterwards.
+# and its conflicts, address resolution (own address, loopback, nobody's
+# address), connections of the device to itself (private data both ways,
+# a SEND, disconnect; a specific and a wildcard listener; reject with
+# private data; a port nobody listens on), the neighbour watch of a RoCE
+# route (UNREACHABLE when the peer's hardware address changes), bonding
+# failover (ADDR_CHANGE to an id bound to the bond), and an
+# id that `rdma link delete` removes: `rdma res show cm_id` lists it,
+# DEVICE_REMOVAL reaches it, the delete completes.  The device is set up
+# again afterwards.
 #
 # The cases run on the loaded rdma_cm, then, when RDMACM_OURS_DIR has our
 # rdma_cm.ko and the stack does not use it (OURS without rdma_cm), once
@@ -67,6 +69,104 @@ kclient_configfs() { # LABEL
 	return 0
 }
 
+# The events of the held id, once there are any, or none after 10 s.
+kclient_held_events() {
+	local i ev=
+
+	for i in $(seq 20); do
+		ev=$(cat /sys/module/rdma_cm_kclient/parameters/events)
+		[ -n "$ev" ] && break
+		sleep 0.5
+	done
+	echo "$ev"
+}
+
+# The neighbour watch: an id with a route to KC_NEIGH (nobody, on the
+# dummy's subnet, which resolves without ARP) gets UNREACHABLE when the
+# neighbour entry changes to another hardware address, on RoCE; an
+# iWARP id is not watched and gets nothing.
+KC_NEIGH=10.0.0.2
+
+kclient_neigh() { # LABEL
+	local l=$1 ev want=
+
+	run "$l-holdroute" 60 insmod "$KCLIENT" test=holdroute addr="$ADDR" \
+		dst="$KC_NEIGH" port=7370
+	expect_rc "$l-holdroute" 0
+	failed && return 1
+	run "$l-neigh" 30 ip neigh replace "$KC_NEIGH" lladdr 02:00:00:00:00:99 \
+		dev "$NETDEV" nud permanent
+	expect_rc "$l-neigh" 0
+	[ "$T" = siw ] || want="unreachable;"
+	# On siw the whole 10 s pass: no event may come.
+	ev=$(kclient_held_events)
+	[ "$ev" = "$want" ] ||
+		fail "$l: the id routed to $KC_NEIGH got '$ev' when the neighbour changed, expected '$want'"
+	run "$l-rmmod-route" 30 rmmod rdma_cm_kclient
+	expect_rc "$l-rmmod-route" 0
+	run "$l-neigh-del" 30 ip neigh del "$KC_NEIGH" dev "$NETDEV"
+	failed && return 1
+	return 0
+}
+
+kclient_mra() { # LABEL
+	local l=$1 c before after
+
+	c=/sys/class/infiniband/$DEV/ports/1/cm_tx_msgs/mra
+	[ -r "$c" ] || { fail "$l: no ib_cm counter $c"; return 1; }
+	before=$(cat "$c")
+	kclient_case "$l-slow" conn port=7357 slow=7 || return
+	after=$(cat "$c")
+	[ "$after" -gt "$before" ] ||
+		fail "$l: no MRA for a request accepted after 7 s ($c: $before -> $after)"
+	failed && return 1
+	return 0
+}
+
+# Bonding failover: an id bound to an address of an active-backup bond
+# (fail_over_mac=active, so the bond takes the new active slave's
+# hardware address) gets exactly ADDR_CHANGE when the bond fails over.
+# Its own device (KC_BOND_DEV on kcbond, two dummy slaves), removed after.
+KC_BOND_ADDR=10.0.5.1
+KC_BOND_DEV=${T:-rxe}b0
+
+kclient_bond_down() {
+	mod_present rdma_cm_kclient && rmmod rdma_cm_kclient
+	dev_exists "$KC_BOND_DEV" && rdma link delete "$KC_BOND_DEV"
+	ip link del kcbond 2> /dev/null
+	ip link del kcslave1 2> /dev/null
+	ip link del kcslave2 2> /dev/null
+}
+
+kclient_bond() { # LABEL
+	local l=$1 ev
+
+	KC_BOND_DEV=${T}b0
+	run "$l-bond" 30 sh -ec "
+		ip link add kcbond type bond mode active-backup miimon 100 fail_over_mac active
+		ip link add kcslave1 type dummy
+		ip link add kcslave2 type dummy
+		ip link set kcslave1 master kcbond
+		ip link set kcslave2 master kcbond
+		ip link set kcbond up
+		ip addr add $KC_BOND_ADDR/24 dev kcbond
+		echo kcslave1 > /sys/class/net/kcbond/bonding/active_slave
+		rdma link add $KC_BOND_DEV type $T netdev kcbond"
+	expect_rc "$l-bond" 0
+	failed && { kclient_bond_down; return 1; }
+	run "$l-holdbond" 60 insmod "$KCLIENT" test=hold addr="$KC_BOND_ADDR" port=7390
+	expect_rc "$l-holdbond" 0
+	failed && { kclient_bond_down; return 1; }
+	run "$l-failover" 30 sh -c 'echo kcslave2 > /sys/class/net/kcbond/bonding/active_slave'
+	expect_rc "$l-failover" 0
+	ev=$(kclient_held_events)
+	[ "$ev" = "address change;" ] ||
+		fail "$l: the id on the bond got '$ev' at failover, expected 'address change;'"
+	kclient_bond_down
+	failed && return 1
+	return 0
+}
+
 kclient_cases() { # LABEL
 	local l=$1 ev
 
@@ -87,11 +187,19 @@ kclient_cases() { # LABEL
 	kclient_case "$l-conn-any" conn port=7351 any=1 || return
 	kclient_case "$l-reject" reject port=7352 || return
 	kclient_case "$l-refused" refused port=7353 || return
+	# A consumer that accepts 7 s after CONNECT_REQUEST: the requester
+	# repeats its REQ after ~4.6 s, which ib_cm answers with an MRA.
+	if [ "$T" != siw ]; then
+		kclient_mra "$l" || return
+	fi
 	# UD ids connect through SIDR and join RoCE groups; siw has no UD.
 	if [ "$T" != siw ]; then
 		kclient_case "$l-ud" ud port=7354 || return
 		kclient_case "$l-mcast" mcast port=7355 || return
 	fi
+
+	kclient_neigh "$l" || return
+	kclient_bond "$l" || return
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
 	expect_rc "$l-hold" 0
