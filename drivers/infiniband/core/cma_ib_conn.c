@@ -12,6 +12,8 @@
  * seq_num, and each side's receive PSN is its own seq_num.
  */
 #include <linux/netdevice.h>
+#include <net/ip6_route.h>
+#include <net/ip_fib.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
@@ -452,6 +454,56 @@ static struct net_device *cma_ib_req_ndev(struct ib_cm_id *cm_id,
 					(const struct sockaddr *)local);
 }
 
+/*
+ * Whether @ndev is up and the host routes from @local to the requester's
+ * @remote through it, as stock checks before it trusts the header: the
+ * addresses a REQ claims must belong to the netdev it arrived on.
+ */
+static bool cma_ib_req_routed(struct net_device *ndev,
+			      const struct sockaddr *remote,
+			      const struct sockaddr *local)
+{
+	const struct sockaddr_in6 *r6 = cma_sin6(remote);
+	struct fib_result res;
+	struct flowi4 fl4 = {};
+	struct rt6_info *rt;
+	bool ok = false;
+	__be32 r, l;
+
+	if (!(READ_ONCE(ndev->flags) & IFF_UP) ||
+	    remote->sa_family != local->sa_family)
+		return false;
+	if (remote->sa_family == AF_INET6) {
+		if (!IS_ENABLED(CONFIG_IPV6))
+			return false;
+		rt = rt6_lookup(dev_net(ndev), &r6->sin6_addr,
+				&cma_sin6(local)->sin6_addr, ndev->ifindex,
+				NULL, ipv6_addr_type(&r6->sin6_addr) &
+				      IPV6_ADDR_LINKLOCAL);
+		if (!rt)
+			return false;
+		ok = rt->rt6i_idev->dev == ndev;
+		ip6_rt_put(rt);
+		return ok;
+	}
+	if (remote->sa_family != AF_INET)
+		return false;
+	r = cma_sin(remote)->sin_addr.s_addr;
+	l = cma_sin(local)->sin_addr.s_addr;
+	if (ipv4_is_multicast(l) || ipv4_is_lbcast(l) || ipv4_is_lbcast(r) ||
+	    ipv4_is_zeronet(l) || ipv4_is_zeronet(r) ||
+	    ipv4_is_loopback(l) || ipv4_is_loopback(r))
+		return false;
+	fl4.flowi4_oif = ndev->ifindex;
+	fl4.daddr = r;
+	fl4.saddr = l;
+	rcu_read_lock();
+	ok = !fib_lookup(dev_net(ndev), &fl4, &res, 0) &&
+	     FIB_RES_DEV(res) == ndev;
+	rcu_read_unlock();
+	return ok;
+}
+
 /* The listener a REQ is for, with a reference, or NULL. */
 static struct rdma_id_private *
 cma_ib_find_listener(struct ib_cm_id *cm_id, struct net *net,
@@ -514,6 +566,10 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	ndev = cma_ib_req_ndev(cm_id, ib_event, &local);
 	if (!ndev)
 		return -ENODEV;
+	ret = -EHOSTUNREACH;
+	if (!cma_ib_req_routed(ndev, (struct sockaddr *)&remote,
+			       (struct sockaddr *)&local))
+		goto out_ndev;
 	net = dev_net(ndev);
 	listener = cma_ib_find_listener(cm_id, net, &local);
 	ret = -ECONNREFUSED;
