@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The `make bench` guest job: the same measurements on the stock modules
-# and on ours (PERF_OURS), in one boot, swapping the modules in between,
-# all over siw (iw_cm is ours there):
+# and on ours (PERF_OURS), in one boot, swapping the modules in between:
 #
-#   cmtime_connect_us  cmtime's connect step per connection, CMTIME_CONNS
-#                      connections as pairs of CMTIME_PER (the siw limit,
-#                      tests/cmtime.sh), CMTIME_PAR pairs at a time
+#   cmtime_T_STEP_us   every step of cmtime (create id, resolve addr and
+#                      route, create qp, connect, disconnect, destroy...)
+#                      per connection over transport T (BENCH_TRANSPORTS,
+#                      rxe and siw), CMTIME_CONNS connections as pairs of
+#                      CMTIME_PER (siw; the siw limit, tests/cmtime.sh)
+#                      or CMTIME_PER_RXE (rxe), CMTIME_PAR pairs at a time
+#
+# and over siw only:
+#
 #   storm_ms           wall time of STORM_CLIENTS concurrent ucmatose
 #                      clients of STORM_CONNS connections each against one
 #                      listening ucmatose (at most ~36 connections on one
@@ -25,23 +30,25 @@ set -u
 # shellcheck source=perf_lib.sh
 . "$(dirname "$0")/perf_lib.sh"
 
-CMTIME_CONNS=1000 CMTIME_PER=25 CMTIME_PAR=4
+CMTIME_CONNS=1000 CMTIME_PER=25 CMTIME_PER_RXE=100 CMTIME_PAR=4
+TRANSPORTS="rxe siw"
 STORM_CLIENTS=10 STORM_CONNS=3
 UCMA_PAIRS=20000 UCMA_EVENTS=2000
 ROUNDS=1
-perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PAR STORM_CLIENTS STORM_CONNS
-	   UCMA_PAIRS UCMA_EVENTS ROUNDS" "$@"
+perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
+	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS" "$@"
+TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
 
-FIGURES=(cmtime_connect_us storm_ms create_destroy_ns resolve_event_ns)
+# Titles of the figures that are not cmtime steps.
 declare -A TITLE=(
-	[cmtime_connect_us]="cmtime connect us/conn ($CMTIME_CONNS conns)"
 	[storm_ms]="storm wall ms ($STORM_CLIENTS x $STORM_CONNS conns)"
 	[create_destroy_ns]="CREATE_ID+DESTROY_ID ns"
 	[resolve_event_ns]="RESOLVE_ADDR+GET_EVENT ns"
 )
 
-set_transport siw
-perf_start "$PERF_RESULTS/work-bench" $((1 + ROUNDS * 2 * 5))
+ntransports=$(echo "$TRANSPORTS" | wc -w)
+perf_start "$PERF_RESULTS/work-bench" \
+	$((1 + ROUNDS * 2 * (3 * ntransports + 2)))
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
 
@@ -49,9 +56,15 @@ record() { # FIGURE ORIGIN VALUE
 	echo "$1 $2 $3" >> "$RESULTS"
 }
 
+# Every cmtime step, per connection: cmtime_T_STEP_us (spaces as _).
 bench_cmtime() { # ORIGIN
-	cmtime_pairs "$CMTIME_CONNS" "$CMTIME_PER" "$CMTIME_PAR" 600 || return
-	record cmtime_connect_us "$1" "$(cmtime_connect_us "$CMTIME_CONNS")"
+	local per=$CMTIME_PER
+
+	[ "$T" = rxe ] && per=$CMTIME_PER_RXE
+	cmtime_pairs "$CMTIME_CONNS" "$per" "$CMTIME_PAR" 600 || return
+	failed && return
+	cmtime_steps_us "$CMTIME_CONNS" |
+		awk -v t="$T" -v o="$1" '{ print "cmtime_" t "_" $1 "_us", o, $2 }' >> "$RESULTS"
 }
 
 bench_storm() { # ORIGIN
@@ -88,16 +101,27 @@ median() { # VALUE...
 		END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+title() { # FIGURE
+	local f=${1#cmtime_}
+
+	if [ -n "${TITLE[$1]:-}" ]; then
+		echo "${TITLE[$1]}"
+	else
+		f=${f%_us}
+		echo "cmtime ${f%%_*} ${f#*_} us/conn" | tr _ ' '
+	fi
+}
+
 table() {
 	local f o s x
 	printf '%-40s %12s %12s %10s\n' figure stock ours ours/stock
-	for f in "${FIGURES[@]}"; do
+	awk '!seen[$1]++ { print $1 }' "$RESULTS" | while read -r f; do
 		for o in stock ours; do
 			# shellcheck disable=SC2046	# one value per word
 			x=$(median $(awk -v f="$f" -v o="$o" '$1 == f && $2 == o { print $3 }' "$RESULTS"))
 			[ "$o" = stock ] && s=$x
 		done
-		printf '%-40s %12s %12s %10s\n' "${TITLE[$f]}" "${s:--}" "${x:--}" \
+		printf '%-40s %12s %12s %10s\n' "$(title "$f")" "${s:--}" "${x:--}" \
 			"$(awk -v s="$s" -v x="$x" 'BEGIN { if (s > 0 && x != "") printf "%.3f", x / s; else print "-" }')"
 	done
 }
@@ -107,16 +131,21 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	order="stock ours"
 	[ $((r % 2)) = 0 ] && order="ours stock"
 	for o in $order; do
-		if run_case "r$r.$o.up" stack_up "$o"; then
-			run_case "r$r.$o.cmtime" bench_cmtime "$o"
-			run_case "r$r.$o.storm" bench_storm "$o"
-			run_case "r$r.$o.ucma_bench" bench_ucma "$o"
-		else
-			for n in cmtime storm ucma_bench; do
-				case_not_run "r$r.$o.$n" "r$r.$o.up failed"
-			done
-		fi
-		run_case "r$r.$o.down" stack_down
+		for t in $TRANSPORTS; do
+			set_transport "$t"
+			cases=cmtime
+			[ "$t" = siw ] && cases="cmtime storm ucma_bench"
+			if run_case "r$r.$t.$o.up" stack_up "$o"; then
+				for n in $cases; do
+					run_case "r$r.$t.$o.$n" "bench_${n%_bench}" "$o"
+				done
+			else
+				for n in $cases; do
+					case_not_run "r$r.$t.$o.$n" "r$r.$t.$o.up failed"
+				done
+			fi
+			run_case "r$r.$t.$o.down" stack_down
+		done
 	done
 done
 ktap_totals

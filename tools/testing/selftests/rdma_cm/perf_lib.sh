@@ -16,9 +16,9 @@ export RDMACM_TIMEOUT_SCALE=${RDMACM_TIMEOUT_SCALE:-3}
 # shellcheck source=tests/cmtime.sh
 . "$SELFTEST_DIR/tests/cmtime.sh"
 
-# Our modules of the runs on "ours": the host's -m (RDMACM_OURS); a list,
-# so that rdma_cm joins once it is more than a skeleton.
-PERF_OURS=${RDMACM_OURS:-iw_cm rdma_ucm}
+# Our modules of the runs on "ours": the host's -m (RDMACM_OURS, which
+# perf.sh takes from ours.list unless PERF_OURS says otherwise).
+PERF_OURS=${RDMACM_OURS:-iw_cm rdma_cm rdma_ucm}
 # The results share of the guest (qemu/init.sh); another directory when
 # a job runs by hand.
 PERF_RESULTS=${PERF_RESULTS:-/results}
@@ -75,8 +75,20 @@ stack_down() {
 # totals (first connect issued to last one established, per client)
 # summed, over all their connections.
 cmtime_connect_us() { # TOTAL
-	awk -v n="$1" '$1 == "connect" && $2 == ":" { ms += $3 }
-		END { printf "%.1f\n", ms * 1000 / n }' client*.out
+	cmtime_steps_us "$1" | awk '$1 == "connect" { print $2 }'
+}
+
+# Every step of cmtime the same way, one "STEP US" line each (spaces in
+# the step's name as _), in cmtime's order.
+cmtime_steps_us() { # TOTAL
+	awk -v n="$1" -F: '/^[a-z][a-z ]*[a-z] *:/ {
+			step = $1; sub(/ +$/, "", step); gsub(/ /, "_", step)
+			split($2, v, " ")
+			if (!(step in ms)) order[++k] = step
+			ms[step] += v[1]
+		}
+		END { for (i = 1; i <= k; i++)
+			printf "%s %.1f\n", order[i], ms[order[i]] * 1000 / n }' client*.out
 }
 
 now_ms() {

@@ -64,6 +64,10 @@ static uint slow;
 module_param(slow, uint, 0444);
 MODULE_PARM_DESC(slow, "conn: the passive side accepts this many seconds after its handler returned");
 
+static bool opts;
+module_param(opts, bool, 0444);
+MODULE_PARM_DESC(opts, "conn: TOS, ACK timeout, minimum RNR timer and ECE both ways (RoCE)");
+
 static bool any;
 module_param(any, bool, 0444);
 MODULE_PARM_DESC(any, "the connection cases listen on the wildcard address");
@@ -499,6 +503,8 @@ struct kc_conn {
 	struct completion	req_done;	/* ... and its handler returned */
 	atomic_t		live;		/* ids not removed yet */
 	struct delayed_work	accept_work;	/* "slow": the late accept */
+	struct rdma_ucm_ece	req_ece;	/* "opts": ECE of the request */
+	struct rdma_ucm_ece	rep_ece;	/* ... and of the reply */
 	int			handler_err;	/* first failure in a handler */
 };
 
@@ -617,6 +623,13 @@ static int kc_side_qp(struct kc_conn *c, struct kc_side *side,
 	return ret;
 }
 
+/* "opts": what each side asks for, as values stock carries unchanged. */
+#define KC_TOS		0x20
+#define KC_ACK_TIMEOUT	18
+#define KC_MIN_RNR	12
+static const struct rdma_ucm_ece kc_req_ece = { 0x123456, 0xabcd0001 };
+static const struct rdma_ucm_ece kc_rep_ece = { 0x654321, 0xdcba0002 };
+
 static int kc_accept(struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = {
@@ -625,9 +638,10 @@ static int kc_accept(struct rdma_cm_id *id)
 		.initiator_depth = 1,
 		.responder_resources = 1,
 	};
+	struct rdma_ucm_ece ece = kc_rep_ece;
 	int ret;
 
-	ret = rdma_accept(id, &param);
+	ret = opts ? rdma_accept_ece(id, &param, &ece) : rdma_accept(id, &param);
 	if (ret)
 		kc_fail("rdma_accept: %d", ret);
 	return ret;
@@ -671,6 +685,7 @@ static int kc_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 1;	/* rdma_cm destroys that id */
 	}
 	c->req_seen = true;
+	c->req_ece = ev->ece;
 	kc_log_add(&c->passive.log, ev);
 	if (c->reject) {
 		ret = rdma_reject(id, "kc-rej", 7, IB_CM_REJ_CONSUMER_DEFINED);
@@ -849,6 +864,8 @@ static int kc_conn_handler_active(struct rdma_cm_id *id,
 		c->remote_qpn = ev->param.ud.qp_num;
 		c->remote_qkey = ev->param.ud.qkey;
 	}
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		c->rep_ece = ev->ece;
 	kc_log_add(log, ev);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return kc_conn_removed(container_of(log, struct kc_conn,
@@ -873,6 +890,16 @@ static int kc_conn_active(struct kc_conn *c, u16 p)
 		return PTR_ERR(id);
 	}
 	log->id = id;
+	/* Before the route: the TOS goes into its path. */
+	if (opts) {
+		rdma_set_service_type(id, KC_TOS);
+		ret = kc_expect("ack timeout",
+				rdma_set_ack_timeout(id, KC_ACK_TIMEOUT), 0) ?:
+		      kc_expect("min RNR timer",
+				rdma_set_min_rnr_timer(id, KC_MIN_RNR), 0);
+		if (ret)
+			return ret;
+	}
 	ret = kc_sin(&sin, addr, p) ?:
 	      kc_expect("resolve",
 			rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
@@ -907,7 +934,56 @@ static int kc_connect(struct kc_conn *c)
 		.rnr_retry_count = 7,
 	};
 
-	return kc_expect("connect", rdma_connect(c->active.log.id, &param), 0);
+	struct rdma_ucm_ece ece = kc_req_ece;
+
+	return kc_expect("connect", opts ?
+			 rdma_connect_ece(c->active.log.id, &param, &ece) :
+			 rdma_connect(c->active.log.id, &param), 0);
+}
+
+/*
+ * rdma_notify() of COMM_EST on the established passive side: ib_cm says
+ * -EISCONN (IB and RoCE); iWARP has nothing to tell, 0.
+ */
+static int kc_notify_check(struct kc_conn *c)
+{
+	struct rdma_cm_id *id = c->passive.log.id;
+
+	return kc_expect("notify COMM_EST", rdma_notify(id, IB_EVENT_COMM_EST),
+			 rdma_protocol_iwarp(id->device, id->port_num) ?
+			 0 : -EISCONN);
+}
+
+/*
+ * "opts": ECE crossed both ways intact; the active QP has the ACK
+ * timeout, the minimum RNR timer and, in its path, the TOS.
+ */
+static int kc_opts_check(struct kc_conn *c)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	if (c->req_ece.vendor_id != kc_req_ece.vendor_id ||
+	    c->req_ece.attr_mod != kc_req_ece.attr_mod ||
+	    c->rep_ece.vendor_id != kc_rep_ece.vendor_id ||
+	    c->rep_ece.attr_mod != kc_rep_ece.attr_mod) {
+		kc_fail("ECE: request %#x/%#x reply %#x/%#x",
+			c->req_ece.vendor_id, c->req_ece.attr_mod,
+			c->rep_ece.vendor_id, c->rep_ece.attr_mod);
+		return -EPROTO;
+	}
+	ret = ib_query_qp(c->active.log.id->qp, &attr,
+			  IB_QP_TIMEOUT | IB_QP_MIN_RNR_TIMER | IB_QP_AV, &init);
+	if (ret || attr.timeout != KC_ACK_TIMEOUT ||
+	    attr.min_rnr_timer != KC_MIN_RNR ||
+	    rdma_ah_read_grh(&attr.ah_attr)->traffic_class != KC_TOS) {
+		kc_fail("QP query %d: timeout %u, min RNR %u, traffic class %#x",
+			ret, attr.timeout, attr.min_rnr_timer,
+			rdma_ah_read_grh(&attr.ah_attr)->traffic_class);
+		return -EPROTO;
+	}
+	return 0;
 }
 
 static void kc_conn_fini(struct kc_conn *c)
@@ -984,6 +1060,8 @@ static int kc_conn(void)
 	if (!c)
 		return -ENOMEM;
 	ret = kc_establish(c) ?:
+	      (opts ? kc_opts_check(c) : 0) ?:
+	      kc_notify_check(c) ?:
 	      kc_expect("disconnect", rdma_disconnect(c->active.log.id), 0) ?:
 	      kc_log_next(&c->passive.log, RDMA_CM_EVENT_DISCONNECTED, NULL,
 			  "passive disconnected") ?:

@@ -191,6 +191,10 @@ kclient_cases() { # LABEL
 	# repeats its REQ after ~4.6 s, which ib_cm answers with an MRA.
 	if [ "$T" != siw ]; then
 		kclient_mra "$l" || return
+		# TOS, ACK timeout, minimum RNR timer, and ECE both ways: the
+		# active QP's attributes, the ECE each side got (siw's QP query
+		# reports none of them).
+		kclient_case "$l-opts" conn port=7358 opts=1 || return
 	fi
 	# UD ids connect through SIDR and join RoCE groups; siw has no UD.
 	if [ "$T" != siw ]; then

@@ -9,11 +9,15 @@
 # RDMA_READ_ADV state 10" lines are normal.
 
 test_rping() {
-	local port=7201
+	rping_pair "$ADDR" 7201
+}
 
-	bg server 60 rping -s -a "$ADDR" -p "$port" -C 10 -V
+# One rping server and client on ADDR:PORT, checked as above (tests/ipv6.sh
+# uses it too).
+rping_pair() { # ADDR PORT
+	bg server 60 rping -s -a "$1" -p "$2" -C 10 -V
 	wait_ready server
-	run client 60 rping -c -a "$ADDR" -p "$port" -C 10 -V -v
+	run client 60 rping -c -a "$1" -p "$2" -C 10 -V -v
 	wait_bg server 30
 	expect_rc client 0
 	expect_rc server 0
