@@ -95,6 +95,16 @@ test_ucmatose_migrate() {
 # IB CM: the REQ times out) and waits for the server to disconnect
 # connection 1.  Stopping the server ends it: the client must then exit
 # by itself with the UNREACHABLE status.
+#
+# A third order over IB CM: the server rejects request 2 and exits before
+# the client answered connection 1's reply (CONNECT_RESPONSE) with its
+# RTU.  The server's exit destroys connection 1 in REP_SENT, so ib_cm
+# sends a REJ for it and the client's RTU fails: librdmacm reports
+# RDMA_CM_EVENT_CONNECT_ERROR (-1) for connection 1 and ucmatose exits
+# with -1 before it reads REJECTED for request 2.  Seen once in a CI run
+# on our rdma_cm (whose connect step is slower than stock's under TCG,
+# see make bench); stock has the same race.  The server's side is
+# checked as usual then.
 test_ucmatose_reject() {
 	local port=7312 status=28 rc=28 deadline
 
@@ -117,9 +127,19 @@ test_ucmatose_reject() {
 	done
 	wait_bg client 15
 	wait_bg server 60
-	expect_out client "RDMA_CM_EVENT_REJECTED, error: $status\$"
-	expect_out client "^return status $status\$"
-	expect_rc client "$rc"
+	if [ "$T" != siw ] &&
+	   [ "$(grep -c 'cmatose: event: ' client.out)" = 1 ] &&
+	   grep -q '^cmatose: event: RDMA_CM_EVENT_CONNECT_ERROR, error: -1$' client.out; then
+		info "the server's exit tore connection 1 down before its RTU: client CONNECT_ERROR -1"
+		expect_out client '^return status -1$'
+		expect_rc client 255
+		status=
+	fi
+	if [ -n "$status" ]; then
+		expect_out client "RDMA_CM_EVENT_REJECTED, error: $status\$"
+		expect_out client "^return status $status\$"
+		expect_rc client "$rc"
+	fi
 	if [ "${RC[server]}" = 244 ]; then
 		expect_out server 'failing connection request'
 		expect_out server '^return status -12$'
