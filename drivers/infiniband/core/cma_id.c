@@ -287,10 +287,7 @@ static void cma_work_handler(struct work_struct *_work)
 	mutex_lock(&id_priv->handler_mutex);
 	/* Destroyed, removed or moved on meanwhile: the event is stale. */
 	if (work->from == RDMA_CM_NR_STATES) {
-		enum rdma_cm_state state = READ_ONCE(id_priv->state);
-
-		if (state == RDMA_CM_DESTROYING ||
-		    state == RDMA_CM_DEVICE_REMOVAL)
+		if (!cma_id_live(id_priv))
 			goto out_unlock;
 	} else if (cma_comp_exch(id_priv, work->from, work->to)) {
 		goto out_unlock;

@@ -17,23 +17,32 @@
 #include "cma_abi.h"
 #include "cma_priv.h"
 
+/**
+ * cma_mcast_deliver - Deliver a multicast event, under handler_mutex.
+ * @id_priv: the joining id, live
+ * @event: the event
+ *
+ * A non-zero return cannot destroy the id here: destroy (through the
+ * leave) waits for the very work or SA callback delivering it.  Stock
+ * ignores it as well; the consumer is told in the log.
+ */
+void cma_mcast_deliver(struct rdma_id_private *id_priv,
+		       struct rdma_cm_event *event)
+{
+	if (cma_deliver(id_priv, event))
+		pr_warn_once("rdma_cm: a multicast event handler returned non-zero; ignored\n");
+}
+
 /* A RoCE join's work: deliver the event cma_roce_join() prepared. */
 static void cma_mcast_work(struct work_struct *work)
 {
 	struct cma_multicast *mc = container_of(work, struct cma_multicast,
 						work);
 	struct rdma_id_private *id_priv = mc->id_priv;
-	enum rdma_cm_state state;
 
 	mutex_lock(&id_priv->handler_mutex);
-	state = READ_ONCE(id_priv->state);
-	/*
-	 * A non-zero return cannot destroy the id here: destroy waits for
-	 * this work.  Stock warns; the consumer is told in the log.
-	 */
-	if (state != RDMA_CM_DESTROYING && state != RDMA_CM_DEVICE_REMOVAL &&
-	    cma_deliver(id_priv, &mc->event))
-		pr_warn_once("rdma_cm: a multicast event handler returned non-zero; ignored\n");
+	if (cma_id_live(id_priv))
+		cma_mcast_deliver(id_priv, &mc->event);
 	mutex_unlock(&id_priv->handler_mutex);
 }
 

@@ -66,11 +66,9 @@ static void cma_neigh_work(struct work_struct *work)
 		.event = RDMA_CM_EVENT_UNREACHABLE,
 		.status = -ETIMEDOUT,
 	};
-	enum rdma_cm_state state;
 
 	mutex_lock(&id_priv->handler_mutex);
-	state = READ_ONCE(id_priv->state);
-	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL) {
+	if (!cma_id_live(id_priv)) {
 		mutex_unlock(&id_priv->handler_mutex);
 		cma_id_put(id_priv);
 		return;

@@ -246,6 +246,17 @@ static inline struct net *cma_id_net(struct rdma_id_private *id_priv)
 }
 
 /*
+ * Whether an id still takes events: neither destroy nor device removal
+ * has claimed it.  Read under handler_mutex, which both take.
+ */
+static inline bool cma_id_live(struct rdma_id_private *id_priv)
+{
+	enum rdma_cm_state state = READ_ONCE(id_priv->state);
+
+	return state != RDMA_CM_DESTROYING && state != RDMA_CM_DEVICE_REMOVAL;
+}
+
+/*
  * The transport switch.
  *
  * Each transport (ib_cm for IB and RoCE ports, iw_cm for iWARP ports)
@@ -349,6 +360,8 @@ struct cma_multicast {
 
 /* cma_mcast.c: joins and leaves; the RoCE join. */
 void cma_mcast_leave_all(struct rdma_id_private *id_priv);
+void cma_mcast_deliver(struct rdma_id_private *id_priv,
+		       struct rdma_cm_event *event);
 int cma_roce_join(struct rdma_id_private *id_priv, struct cma_multicast *mc);
 void cma_roce_leave(struct rdma_id_private *id_priv, struct cma_multicast *mc);
 

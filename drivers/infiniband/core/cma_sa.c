@@ -257,15 +257,11 @@ static int cma_sa_mc_done(int status, struct ib_sa_multicast *sa_mc)
 	struct cma_multicast *mc = sa_mc->context;
 	struct rdma_id_private *id_priv = mc->id_priv;
 	struct rdma_cm_event event = {};
-	enum rdma_cm_state state;
 
 	mutex_lock(&id_priv->handler_mutex);
-	state = READ_ONCE(id_priv->state);
-	if (state != RDMA_CM_DESTROYING && state != RDMA_CM_DEVICE_REMOVAL) {
+	if (cma_id_live(id_priv)) {
 		cma_sa_mc_event(id_priv, status, sa_mc, mc, &event);
-		/* Destroying here would wait for this very callback. */
-		if (cma_deliver(id_priv, &event))
-			pr_warn_once("rdma_cm: a multicast event handler returned non-zero; ignored\n");
+		cma_mcast_deliver(id_priv, &event);
 		rdma_destroy_ah_attr(&event.param.ud.ah_attr);
 	}
 	mutex_unlock(&id_priv->handler_mutex);
