@@ -504,6 +504,22 @@ static bool cma_ib_req_routed(struct net_device *ndev,
 	return ok;
 }
 
+/*
+ * A link-local address names its link: the request's addresses get the
+ * scope id of the netdev it arrived on, so that only a listener bound
+ * to that interface (or a wildcard one) matches it, as stock's
+ * cma_match_net_dev() has it, and the new id reports where it is.
+ */
+static void cma_ib_req_scope(struct sockaddr_storage *addr,
+			     const struct net_device *ndev)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)addr;
+
+	if (addr->ss_family == AF_INET6 &&
+	    ipv6_addr_type(&sin6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+		sin6->sin6_scope_id = ndev->ifindex;
+}
+
 /* The listener a REQ is for, with a reference, or NULL. */
 static struct rdma_id_private *
 cma_ib_find_listener(struct ib_cm_id *cm_id, struct net *net,
@@ -570,6 +586,8 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	if (!cma_ib_req_routed(ndev, (struct sockaddr *)&remote,
 			       (struct sockaddr *)&local))
 		goto out_ndev;
+	cma_ib_req_scope(&local, ndev);
+	cma_ib_req_scope(&remote, ndev);
 	net = dev_net(ndev);
 	listener = cma_ib_find_listener(cm_id, net, &local);
 	ret = -ECONNREFUSED;
