@@ -50,10 +50,29 @@ struct workqueue_struct *iwcm_wq;
 static int default_backlog = IWCM_DEFAULT_BACKLOG;
 static int backlog_max = IWCM_MAX_BACKLOG;
 
+/* The host-integrated model's MPA timeouts, as siw's. */
+static int mpa_request_timeout_ms = 5000;
+static int mpa_reply_timeout_ms = 10000;
+static int mpa_timeout_min = 10;
+static int mpa_timeout_max = 600000;
+
 /* The backlog of a listen with none given. */
 int iwcm_default_backlog(void)
 {
 	return READ_ONCE(default_backlog);
+}
+
+/**
+ * iwcm_mpa_timeout - How long the host-integrated model waits.
+ * @request: for the MPA request of an accepted connection (else for the
+ *	reply to a request sent)
+ *
+ * Return: the time, in jiffies.
+ */
+unsigned long iwcm_mpa_timeout(bool request)
+{
+	return msecs_to_jiffies(request ? READ_ONCE(mpa_request_timeout_ms) :
+					  READ_ONCE(mpa_reply_timeout_ms));
 }
 
 static struct ctl_table iwcm_ctl_table[] = {
@@ -65,6 +84,24 @@ static struct ctl_table iwcm_ctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &backlog_max,
+	},
+	{
+		.procname	= "mpa_request_timeout_ms",
+		.data		= &mpa_request_timeout_ms,
+		.maxlen		= sizeof(mpa_request_timeout_ms),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mpa_timeout_min,
+		.extra2		= &mpa_timeout_max,
+	},
+	{
+		.procname	= "mpa_reply_timeout_ms",
+		.data		= &mpa_reply_timeout_ms,
+		.maxlen		= sizeof(mpa_reply_timeout_ms),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mpa_timeout_min,
+		.extra2		= &mpa_timeout_max,
 	},
 	{ }
 };
@@ -93,11 +130,16 @@ static int __init iw_cm_init(void)
 		goto err_wq;
 	}
 
-	ret = iwcm_pm_init();
+	ret = iwcm_host_init();
 	if (ret)
 		goto err_sysctl;
+	ret = iwcm_pm_init();
+	if (ret)
+		goto err_host;
 	return 0;
 
+err_host:
+	iwcm_host_exit();
 err_sysctl:
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
 err_wq:
@@ -112,6 +154,7 @@ static void __exit iw_cm_cleanup(void)
 	iwcm_pm_exit();
 	/* Providers may still hold ids whose rem_ref is our code. */
 	iwcm_wait_idle();
+	iwcm_host_exit();
 	unregister_net_sysctl_table(iwcm_ctl_hdr);
 	destroy_workqueue(iwcm_wq);
 	iwcm_id_exit();

@@ -134,6 +134,11 @@ static inline struct iwcm_id_private *to_iwcm(struct iw_cm_id *id)
 /* iwcm_main.c */
 extern struct workqueue_struct *iwcm_wq;
 int iwcm_default_backlog(void);
+unsigned long iwcm_mpa_timeout(bool request);
+
+/* iwcm_host.c */
+int iwcm_host_init(void);
+void iwcm_host_exit(void);
 
 /* iwcm_id.c */
 struct iwcm_id_private *iwcm_alloc_id(struct ib_device *device,

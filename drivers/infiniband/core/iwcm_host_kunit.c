@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit tests of iw_cm's host-integrated model over loopback TCP in
+ * init_net: a fake provider opts in (include/rdma/iw_host.h) and takes
+ * the streams iw_cm hands it; raw kernel sockets play hostile peers.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <net/sock.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
+#include <rdma/iw_host.h>
+
+MODULE_IMPORT_NS(IW_HOST);
+
+#define HQ_NR_QP	4
+#define HQ_MAX_EVENTS	16
+#define HQ_WAIT		(10 * HZ)
+#define LOOPBACK	0x7f000001
+
+struct hq_qp {
+	struct ib_qp ibqp;
+	atomic_t refs;
+	struct socket *sock;		/* the attached stream */
+	struct iw_cm_id *cm_id;		/* with the provider's add_ref */
+	struct iw_host_params params;
+	u8 pdata[256];
+	int attached;
+};
+
+struct hq_dev {
+	struct ib_device ibdev;
+	struct ib_port_data port_data[2];
+	struct hq_qp qp[HQ_NR_QP];
+	int attach_ret;
+};
+
+struct hq_event {
+	struct iw_cm_id *id;
+	int event;
+	int status;
+	u8 pdata[256];
+	int pdata_len;
+	u8 ird, ord;
+};
+
+struct hq_consumer {
+	spinlock_t lock;		/* ev, n */
+	wait_queue_head_t wq;
+	struct hq_event ev[HQ_MAX_EVENTS];
+	int n;
+};
+
+struct hq_fixture {
+	struct hq_dev *hd;
+	struct hq_consumer *c;
+};
+
+static struct hq_dev *to_hq(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct hq_dev, ibdev);
+}
+
+static struct hq_qp *to_hq_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct hq_qp, ibqp);
+}
+
+static struct ib_qp *hq_get_qp(struct ib_device *ibdev, int qpn)
+{
+	if (qpn < 0 || qpn >= HQ_NR_QP)
+		return NULL;
+	return &to_hq(ibdev)->qp[qpn].ibqp;
+}
+
+static void hq_add_ref(struct ib_qp *ibqp)
+{
+	atomic_inc(&to_hq_qp(ibqp)->refs);
+}
+
+static void hq_rem_ref(struct ib_qp *ibqp)
+{
+	atomic_dec(&to_hq_qp(ibqp)->refs);
+}
+
+/* The provider lets go of its stream: what siw does on QP close. */
+static void hq_release(struct hq_qp *qp, bool report)
+{
+	struct iw_cm_id *id = qp->cm_id;
+
+	if (qp->sock) {
+		kernel_sock_shutdown(qp->sock, SHUT_RDWR);
+		sock_release(qp->sock);
+		qp->sock = NULL;
+	}
+	qp->cm_id = NULL;
+	if (id) {
+		if (report) {
+			struct iw_cm_event ev = { .event = IW_CM_EVENT_CLOSE };
+
+			id->event_handler(id, &ev);
+		}
+		id->rem_ref(id);
+	}
+}
+
+static int hq_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			int mask, struct ib_udata *udata)
+{
+	if ((mask & IB_QP_STATE) && (attr->qp_state == IB_QPS_ERR ||
+				     attr->qp_state == IB_QPS_SQD))
+		hq_release(to_hq_qp(ibqp), true);
+	return 0;
+}
+
+static int hq_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
+		     struct socket *sock, const struct iw_host_params *p)
+{
+	struct hq_dev *hd = to_hq(ibqp->device);
+	struct hq_qp *qp = to_hq_qp(ibqp);
+	struct iw_cm_event ev = {};
+
+	if (hd->attach_ret)
+		return hd->attach_ret;
+	qp->sock = sock;
+	qp->params = *p;
+	memcpy(qp->pdata, p->pdata, p->pdata_len);
+	qp->attached++;
+	cm_id->add_ref(cm_id);
+	qp->cm_id = cm_id;
+	kernel_getsockname(sock, (struct sockaddr *)&ev.local_addr);
+	kernel_getpeername(sock, (struct sockaddr *)&ev.remote_addr);
+	if (p->initiator) {
+		ev.event = IW_CM_EVENT_CONNECT_REPLY;
+		ev.private_data = (void *)p->pdata;
+		ev.private_data_len = p->pdata_len;
+	} else {
+		ev.event = IW_CM_EVENT_ESTABLISHED;
+	}
+	cm_id->event_handler(cm_id, &ev);
+	return 0;
+}
+
+static const struct iw_host_ops hq_ops = {
+	.attach = hq_attach,
+	.rtr_send = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
+	.rtr_recv = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
+};
+
+static int hq_handler(struct iw_cm_id *id, struct iw_cm_event *ev)
+{
+	struct hq_consumer *c = id->context;
+	struct hq_event *r;
+
+	spin_lock_irq(&c->lock);
+	if (c->n < HQ_MAX_EVENTS) {
+		r = &c->ev[c->n];
+		r->id = id;
+		r->event = ev->event;
+		r->status = ev->status;
+		r->pdata_len = ev->private_data_len;
+		memcpy(r->pdata, ev->private_data, ev->private_data_len);
+		r->ird = ev->ird;
+		r->ord = ev->ord;
+	}
+	c->n++;
+	spin_unlock_irq(&c->lock);
+	wake_up_all(&c->wq);
+	return 0;
+}
+
+static int hq_count(struct hq_consumer *c)
+{
+	int n;
+
+	spin_lock_irq(&c->lock);
+	n = c->n;
+	spin_unlock_irq(&c->lock);
+	return n;
+}
+
+/* The @n-th event (from 0), once it is there, or NULL. */
+static struct hq_event *hq_wait(struct hq_consumer *c, int n)
+{
+	if (!wait_event_timeout(c->wq, hq_count(c) > n, HQ_WAIT))
+		return NULL;
+	return &c->ev[n];
+}
+
+static int hq_init(struct kunit *test)
+{
+	struct hq_fixture *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	struct hq_dev *hd = kunit_kzalloc(test, sizeof(*hd), GFP_KERNEL);
+	struct hq_consumer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	if (!fx || !hd || !c)
+		return -ENOMEM;
+	hd->ibdev.dev.init_name = "iwhost_kunit0";
+	hd->ibdev.node_type = RDMA_NODE_RNIC;
+	hd->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
+	hd->port_data[0].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
+	hd->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
+	hd->ibdev.port_data = hd->port_data;
+	hd->ibdev.attrs.max_qp_rd_atom = 16;
+	hd->ibdev.attrs.max_qp_init_rd_atom = 16;
+	hd->ibdev.ops.iw_get_qp = hq_get_qp;
+	hd->ibdev.ops.iw_add_ref = hq_add_ref;
+	hd->ibdev.ops.iw_rem_ref = hq_rem_ref;
+	hd->ibdev.ops.iw_connect = iw_host_connect;
+	hd->ibdev.ops.iw_accept = iw_host_accept;
+	hd->ibdev.ops.iw_reject = iw_host_reject;
+	hd->ibdev.ops.iw_create_listen = iw_host_create_listen;
+	hd->ibdev.ops.iw_destroy_listen = iw_host_destroy_listen;
+	hd->ibdev.ops.modify_qp = hq_modify_qp;
+	for (i = 0; i < HQ_NR_QP; i++) {
+		hd->qp[i].ibqp.device = &hd->ibdev;
+		hd->qp[i].ibqp.real_qp = &hd->qp[i].ibqp;
+		hd->qp[i].ibqp.qp_type = IB_QPT_RC;
+		hd->qp[i].ibqp.qp_num = i;
+	}
+	spin_lock_init(&c->lock);
+	init_waitqueue_head(&c->wq);
+	fx->hd = hd;
+	fx->c = c;
+	test->priv = fx;
+	return iw_host_register(&hd->ibdev, &hq_ops);
+}
+
+static void hq_exit(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	int i;
+
+	for (i = 0; i < HQ_NR_QP; i++)
+		hq_release(&fx->hd->qp[i], false);
+	/* Waits for every endpoint: none may be left behind. */
+	iw_host_unregister(&fx->hd->ibdev);
+	for (i = 0; i < HQ_NR_QP; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fx->hd->qp[i].refs), 0,
+				    "qp %d", i);
+	/* iw_cm frees ids from its workqueue. */
+	msleep(20);
+}
+
+static void hq_addr(struct sockaddr_storage *ss, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(LOOPBACK);
+	sin->sin_port = htons(port);
+}
+
+static u16 hq_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static struct iw_cm_id *hq_id(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_id *id;
+
+	id = iw_create_cm_id(&fx->hd->ibdev, hq_handler, fx->c);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	return id;
+}
+
+/* A listening id on 127.0.0.1 at a port the host picks; its port. */
+static struct iw_cm_id *hq_listen(struct kunit *test, int backlog, u16 *port)
+{
+	struct iw_cm_id *l = hq_id(test);
+
+	hq_addr(&l->local_addr, 0);
+	KUNIT_ASSERT_EQ(test, iw_cm_listen(l, backlog), 0);
+	*port = hq_port(&l->m_local_addr);
+	KUNIT_ASSERT_NE(test, *port, 0);
+	return l;
+}
+
+static int hq_connect(struct kunit *test, struct iw_cm_id *id, u16 port,
+		      int qpn, const char *pdata)
+{
+	struct iw_cm_conn_param p = {
+		.qpn = qpn, .ird = 4, .ord = 8,
+		.private_data = pdata, .private_data_len = strlen(pdata),
+	};
+
+	hq_addr(&id->local_addr, 0);
+	hq_addr(&id->remote_addr, port);
+	return iw_cm_connect(id, &p);
+}
+
+/* Connect @a to @port: the listener's CONNECT_REQUEST, event 0. */
+static struct hq_event *hq_request(struct kunit *test, struct iw_cm_id *a,
+				   u16 port, const char *pdata)
+{
+	struct hq_fixture *fx = test->priv;
+	struct hq_event *ev;
+
+	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, pdata), 0);
+	ev = hq_wait(fx->c, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_EQ(test, ev->event, IW_CM_EVENT_CONNECT_REQUEST);
+	return ev;
+}
+
+/* Event @n is the initiator's CONNECT_REPLY, with @status. */
+static struct hq_event *hq_reply(struct kunit *test, int n, int status)
+{
+	struct hq_fixture *fx = test->priv;
+	struct hq_event *ev = hq_wait(fx->c, n);
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_EXPECT_EQ(test, ev->event, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, ev->status, status);
+	return ev;
+}
+
+/* A raw TCP socket connected to 127.0.0.1:@port, 5 s receive timeout. */
+static struct socket *hq_raw(struct kunit *test, u16 port)
+{
+	struct sockaddr_storage ss;
+	struct socket *s;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &s), 0);
+	s->sk->sk_rcvtimeo = 5 * HZ;
+	hq_addr(&ss, port);
+	KUNIT_ASSERT_EQ(test, kernel_connect(s, (struct sockaddr *)&ss,
+					     sizeof(struct sockaddr_in), 0), 0);
+	return s;
+}
+
+static int hq_send(struct socket *s, const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_sendmsg(s, &msg, &iov, 1, len);
+}
+
+/* Read exactly @len bytes (or what comes before EOF, an error, 5 s). */
+static int hq_recv(struct socket *s, void *buf, size_t len)
+{
+	struct msghdr msg = {};
+	struct kvec iov;
+	size_t got = 0;
+	int n;
+
+	while (got < len) {
+		iov.iov_base = buf + got;
+		iov.iov_len = len - got;
+		n = kernel_recvmsg(s, &msg, &iov, 1, len - got, 0);
+		if (n <= 0)
+			return got ? got : n;
+		got += n;
+	}
+	return got;
+}
+
+static void hq_sysctl(struct kunit *test, const char *name, const char *val)
+{
+	char path[64];
+	struct file *f;
+	loff_t pos = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/iw_cm/%s", name);
+	f = filp_open(path, O_WRONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, kernel_write(f, val, strlen(val), &pos),
+			(ssize_t)strlen(val));
+	filp_close(f, NULL);
+}
+
+/*
+ * Connect, accept: each end's provider gets a stream and the negotiated
+ * parameters, private data goes both ways, and the streams carry bytes
+ * from one provider to the other (MPA read no byte too many).
+ */
+static void hq_connect_accept_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_conn_param ap = {
+		.qpn = 1, .ird = 2, .ord = 16,
+		.private_data = "world", .private_data_len = 5,
+	};
+	struct hq_qp *aq = &fx->hd->qp[0], *pq = &fx->hd->qp[1];
+	struct iw_cm_id *l, *a, *child;
+	struct hq_event *ev;
+	char buf[8];
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+	a = hq_id(test);
+	ev = hq_request(test, a, port, "hello");
+	KUNIT_EXPECT_EQ(test, ev->pdata_len, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(ev->pdata, "hello", 5), 0);
+	KUNIT_EXPECT_EQ(test, ev->ird, 8);	/* the initiator's ORD */
+	KUNIT_EXPECT_EQ(test, ev->ord, 4);	/* the initiator's IRD */
+	child = ev->id;
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+
+	/* ESTABLISHED (passive) and CONNECT_REPLY (active), either order. */
+	KUNIT_ASSERT_NOT_NULL(test, hq_wait(fx->c, 2));
+	ev = fx->c->ev[1].event == IW_CM_EVENT_CONNECT_REPLY ?
+	     &fx->c->ev[1] : &fx->c->ev[2];
+	KUNIT_EXPECT_EQ(test, ev->event, IW_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, ev->status, 0);
+	KUNIT_EXPECT_EQ(test, ev->pdata_len, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(ev->pdata, "world", 5), 0);
+	KUNIT_EXPECT_EQ(test, aq->attached, 1);
+	KUNIT_EXPECT_EQ(test, pq->attached, 1);
+
+	/* Initiator: IRD 4 ORD 8; responder: IRD 2 (raised to 8) ORD 16. */
+	KUNIT_EXPECT_TRUE(test, aq->params.initiator);
+	KUNIT_EXPECT_FALSE(test, pq->params.initiator);
+	KUNIT_EXPECT_EQ(test, aq->params.mpa_rev, 2);
+	KUNIT_EXPECT_FALSE(test, aq->params.crc || pq->params.crc);
+	KUNIT_EXPECT_FALSE(test, aq->params.p2p || pq->params.p2p);
+	KUNIT_EXPECT_EQ(test, pq->params.ord, 4);
+	KUNIT_EXPECT_EQ(test, pq->params.ird, 8);
+	KUNIT_EXPECT_EQ(test, aq->params.ord, 8);
+	KUNIT_EXPECT_EQ(test, aq->params.ird, 4);
+	KUNIT_EXPECT_EQ(test, pq->params.pdata_len, 5);
+
+	KUNIT_ASSERT_NOT_NULL(test, aq->sock);
+	KUNIT_ASSERT_NOT_NULL(test, pq->sock);
+	pq->sock->sk->sk_rcvtimeo = 5 * HZ;
+	aq->sock->sk->sk_rcvtimeo = 5 * HZ;
+	KUNIT_EXPECT_EQ(test, hq_send(aq->sock, "ping", 4), 4);
+	KUNIT_EXPECT_EQ(test, hq_recv(pq->sock, buf, 4), 4);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "ping", 4), 0);
+	KUNIT_EXPECT_EQ(test, hq_send(pq->sock, "pong", 4), 4);
+	KUNIT_EXPECT_EQ(test, hq_recv(aq->sock, buf, 4), 4);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "pong", 4), 0);
+
+	iw_destroy_cm_id(a);
+	iw_destroy_cm_id(child);
+	iw_destroy_cm_id(l);
+}
+
+/* A reject reaches the initiator as -ECONNREFUSED with its data. */
+static void hq_reject_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_id *l, *a;
+	struct hq_event *ev;
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+	a = hq_id(test);
+	ev = hq_request(test, a, port, "may I");
+	KUNIT_ASSERT_EQ(test, iw_cm_reject(ev->id, "no", 2), 0);
+	ev = hq_reply(test, 1, -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, ev->pdata_len, 2);
+	KUNIT_EXPECT_EQ(test, memcmp(ev->pdata, "no", 2), 0);
+	KUNIT_EXPECT_EQ(test, fx->hd->qp[0].attached, 0);
+	iw_destroy_cm_id(a);
+	iw_destroy_cm_id(fx->c->ev[0].id);
+	iw_destroy_cm_id(l);
+}
+
+/* Nobody listening: the TCP error, as CONNECT_REPLY. */
+static void hq_refused_test(struct kunit *test)
+{
+	struct iw_cm_id *l, *a;
+	u16 port;
+
+	l = hq_listen(test, 1, &port);
+	iw_destroy_cm_id(l);		/* a port nobody listens on now */
+	a = hq_id(test);
+	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, ""), 0);
+	hq_reply(test, 0, -ECONNREFUSED);
+	iw_destroy_cm_id(a);
+}
+
+/* A port in use: the listen fails with the host's error. */
+static void hq_listen_busy_test(struct kunit *test)
+{
+	struct iw_cm_id *l, *l2;
+	u16 port;
+
+	l = hq_listen(test, 1, &port);
+	l2 = hq_id(test);
+	hq_addr(&l2->local_addr, port);
+	KUNIT_EXPECT_EQ(test, iw_cm_listen(l2, 1), -EADDRINUSE);
+	iw_destroy_cm_id(l2);
+	iw_destroy_cm_id(l);
+}
+
+/* Expect the listener to close @s on us, with no event delivered. */
+static void hq_expect_closed(struct kunit *test, struct socket *s,
+			     int events)
+{
+	struct hq_fixture *fx = test->priv;
+	char buf[64];
+	int n;
+
+	n = hq_recv(s, buf, sizeof(buf));
+	KUNIT_EXPECT_TRUE_MSG(test, n == 0 || n == -ECONNRESET,
+			      "read %d", n);
+	KUNIT_EXPECT_EQ(test, hq_count(fx->c), events);
+}
+
+/* Hostile initiators: garbage, a wrong revision, a silent peer. */
+static void hq_hostile_request_test(struct kunit *test)
+{
+	static const char http[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	u8 frame[20] = "MPA ID Req Frame";
+	struct iw_cm_id *l;
+	struct socket *s;
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+
+	s = hq_raw(test, port);
+	KUNIT_EXPECT_EQ(test, hq_send(s, http, sizeof(http) - 1),
+			(int)sizeof(http) - 1);
+	hq_expect_closed(test, s, 0);
+	sock_release(s);
+
+	/* Revision 3, then PD_Length 0xffff: closed without a reply. */
+	frame[17] = 3;
+	s = hq_raw(test, port);
+	hq_send(s, frame, sizeof(frame));
+	hq_expect_closed(test, s, 0);
+	sock_release(s);
+	frame[17] = 1;
+	frame[18] = 0xff;
+	frame[19] = 0xff;
+	s = hq_raw(test, port);
+	hq_send(s, frame, sizeof(frame));
+	hq_expect_closed(test, s, 0);
+	sock_release(s);
+
+	/* Half a header, then silence: closed after the timeout. */
+	hq_sysctl(test, "mpa_request_timeout_ms", "300");
+	s = hq_raw(test, port);
+	hq_send(s, frame, 7);
+	hq_expect_closed(test, s, 0);
+	sock_release(s);
+	hq_sysctl(test, "mpa_request_timeout_ms", "5000");
+
+	iw_destroy_cm_id(l);
+}
+
+/* Markers are refused with a reply that says so, then a close. */
+static void hq_markers_test(struct kunit *test)
+{
+	u8 frame[24] = "MPA ID Req Frame", rep[24];
+	struct iw_cm_id *l;
+	struct socket *s;
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+	frame[16] = 0x80 | 0x10;	/* M, H */
+	frame[17] = 2;
+	frame[19] = 4;			/* the IRD/ORD word only */
+	frame[21] = 1;
+	s = hq_raw(test, port);
+	hq_send(s, frame, sizeof(frame));
+	KUNIT_ASSERT_EQ(test, hq_recv(s, rep, sizeof(rep)), (int)sizeof(rep));
+	KUNIT_EXPECT_EQ(test, memcmp(rep, "MPA ID Rep Frame", 16), 0);
+	KUNIT_EXPECT_EQ(test, rep[16] & 0xe0, 0x20);	/* R, no M */
+	KUNIT_EXPECT_EQ(test, rep[17], 2);
+	KUNIT_EXPECT_EQ(test, rep[19], 4);
+	hq_expect_closed(test, s, 0);
+	sock_release(s);
+	iw_destroy_cm_id(l);
+}
+
+/* A listener of our own that answers (or not) as told. */
+static struct socket *hq_raw_listen(struct kunit *test, u16 *port)
+{
+	struct sockaddr_storage ss;
+	struct socket *s;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &s), 0);
+	hq_addr(&ss, 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(s, (struct sockaddr *)&ss,
+					  sizeof(struct sockaddr_in)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(s, 4), 0);
+	kernel_getsockname(s, (struct sockaddr *)&ss);
+	*port = hq_port(&ss);
+	return s;
+}
+
+/* Hostile responders: silence, garbage, a reply that answers nothing. */
+static void hq_hostile_reply_test(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		u8 reply[24];
+		int len;
+		int status;
+	} cases[] = {
+		{ "silence", {}, 0, -ETIMEDOUT },
+		{ "garbage", "HTTP/1.1 400 Bad\r\n\r\n", 20, -EPROTO },
+		{ "revision 3", "MPA ID Rep Frame\x00\x03\x00\x00", 20,
+		  -EPROTO },
+		{ "markers", "MPA ID Rep Frame\x90\x02\x00\x04", 24,
+		  -EOPNOTSUPP },
+		{ "no word", "MPA ID Rep Frame\x00\x02\x00\x00", 20, 0 },
+	};
+	struct hq_fixture *fx = test->priv;
+	struct socket *ls, *s;
+	struct iw_cm_id *a;
+	struct hq_event *ev;
+	u8 req[64];
+	u16 port;
+	int i;
+
+	hq_sysctl(test, "mpa_reply_timeout_ms", "300");
+	ls = hq_raw_listen(test, &port);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		a = hq_id(test);
+		KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "x"), 0);
+		KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
+		s->sk->sk_rcvtimeo = 5 * HZ;
+		/* The request: header, IRD/ORD word, "x". */
+		KUNIT_EXPECT_EQ(test, hq_recv(s, req, 25), 25);
+		KUNIT_EXPECT_EQ(test, memcmp(req, "MPA ID Req Frame", 16), 0);
+		if (cases[i].len)
+			hq_send(s, cases[i].reply, cases[i].len);
+		ev = hq_wait(fx->c, i);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, ev, "%s", cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, ev->event, IW_CM_EVENT_CONNECT_REPLY,
+				    "%s", cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, ev->status, cases[i].status, "%s",
+				    cases[i].what);
+		sock_release(s);
+		iw_destroy_cm_id(a);
+		hq_release(&fx->hd->qp[0], false);
+	}
+	sock_release(ls);
+	hq_sysctl(test, "mpa_reply_timeout_ms", "10000");
+}
+
+/* A failing attach fails the connection: an error, no stream kept. */
+static void hq_attach_fails_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = 1, .ird = 1, .ord = 1 };
+	struct iw_cm_id *l, *a;
+	struct hq_event *ev;
+	u16 port;
+
+	fx->hd->attach_ret = -ENOMEM;
+	l = hq_listen(test, 4, &port);
+	a = hq_id(test);
+	ev = hq_request(test, a, port, "");
+	KUNIT_EXPECT_EQ(test, iw_cm_accept(ev->id, &ap), -ENOMEM);
+	/* The initiator got a reply and failed to attach as well. */
+	hq_reply(test, 1, -ENOMEM);
+	iw_destroy_cm_id(a);
+	iw_destroy_cm_id(fx->c->ev[0].id);
+	iw_destroy_cm_id(l);
+}
+
+/*
+ * Destroying a listener closes connections still waiting to send their
+ * request; a delivered, unanswered request is rejected when its id goes.
+ */
+static void hq_listener_destroy_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_id *l, *a;
+	struct socket *s;
+	struct hq_event *ev;
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+	a = hq_id(test);
+	ev = hq_request(test, a, port, "q");
+	s = hq_raw(test, port);
+	msleep(100);
+	iw_destroy_cm_id(l);
+	hq_expect_closed(test, s, 1);
+	sock_release(s);
+	/* The passive id's destroy answers the request with a reject. */
+	iw_destroy_cm_id(ev->id);
+	ev = hq_wait(fx->c, 1);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_EXPECT_EQ(test, ev->status, -ECONNREFUSED);
+	iw_destroy_cm_id(a);
+}
+
+static struct kunit_case hq_cases[] = {
+	KUNIT_CASE(hq_connect_accept_test),
+	KUNIT_CASE(hq_reject_test),
+	KUNIT_CASE(hq_refused_test),
+	KUNIT_CASE(hq_listen_busy_test),
+	KUNIT_CASE(hq_hostile_request_test),
+	KUNIT_CASE(hq_markers_test),
+	KUNIT_CASE(hq_hostile_reply_test),
+	KUNIT_CASE(hq_attach_fails_test),
+	KUNIT_CASE(hq_listener_destroy_test),
+	{}
+};
+
+static struct kunit_suite hq_suite = {
+	.name = "iw_cm_host",
+	.init = hq_init,
+	.exit = hq_exit,
+	.test_cases = hq_cases,
+};
+
+kunit_test_suites(&hq_suite);
+
+MODULE_AUTHOR("rdma_cm project");
+MODULE_DESCRIPTION("KUnit tests for iw_cm's host-integrated model");
+MODULE_LICENSE("Dual BSD/GPL");
