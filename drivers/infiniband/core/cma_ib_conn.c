@@ -347,8 +347,21 @@ void cma_ib_destroy(struct rdma_id_private *id_priv)
 }
 
 /*
+ * An AF_IB id's device address: InfiniBand, its GID and P_Key (for a REQ
+ * the path's: cma_ib_req_sib() copied them).
+ */
+static void cma_ib_sib_dev_addr(struct rdma_dev_addr *dev_addr,
+				const struct sockaddr_ib *sib)
+{
+	dev_addr->dev_type = ARPHRD_INFINIBAND;
+	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&sib->sib_addr);
+	ib_addr_set_pkey(dev_addr, be16_to_cpu(sib->sib_pkey));
+}
+
+/*
  * The new passive id's addresses, path records and device address, from
- * the REQ and the netdev it arrived on (RoCE's, or IB's IPoIB netdev).
+ * the REQ and the netdev it arrived on (RoCE's, or IB's IPoIB netdev;
+ * none for an AF_IB request).
  */
 static int cma_ib_conn_setup(struct rdma_id_private *conn,
 			     const struct ib_cm_req_event_param *req,
@@ -356,6 +369,7 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 			     const struct sockaddr_storage *remote,
 			     struct net_device *ndev)
 {
+	const struct sockaddr_ib *sib = (const struct sockaddr_ib *)local;
 	struct rdma_dev_addr *dev_addr = &conn->id.route.addr.dev_addr;
 	struct rdma_route *route = &conn->id.route;
 	int n;
@@ -365,7 +379,10 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 
 	/* A SIDR request (@req NULL) has no path: UD sends per address. */
 	if (!req) {
-		rdma_copy_src_l2_addr(dev_addr, ndev);
+		if (ndev)
+			rdma_copy_src_l2_addr(dev_addr, ndev);
+		else
+			cma_ib_sib_dev_addr(dev_addr, sib);
 		return 0;
 	}
 
@@ -378,27 +395,29 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 	if (n == 2)
 		route->path_rec[1] = *req->alternate_path;
 
-	rdma_copy_src_l2_addr(dev_addr, ndev);
+	if (ndev)
+		rdma_copy_src_l2_addr(dev_addr, ndev);
+	else
+		cma_ib_sib_dev_addr(dev_addr, sib);
 	rdma_addr_set_dgid(dev_addr, &route->path_rec[0].dgid);
 	return 0;
 }
 
 /* CONNECT_REQUEST as the consumer sees a REQ or a SIDR REQ. */
 static void cma_ib_req_event(struct rdma_cm_event *event,
-			     const struct ib_cm_event *ib_event)
+			     const struct ib_cm_event *ib_event, u8 hdr_len)
 {
 	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
 
 	if (ib_event->event == IB_CM_SIDR_REQ_RECEIVED) {
-		event->param.ud.private_data =
-			ib_event->private_data + CMA_HDR_SIZE;
+		event->param.ud.private_data = ib_event->private_data + hdr_len;
 		event->param.ud.private_data_len =
-			IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+			IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - hdr_len;
 		return;
 	}
-	event->param.conn.private_data = ib_event->private_data + CMA_HDR_SIZE;
+	event->param.conn.private_data = ib_event->private_data + hdr_len;
 	event->param.conn.private_data_len =
-		IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+		IB_CM_REQ_PRIVATE_DATA_SIZE - hdr_len;
 	event->param.conn.responder_resources = req->responder_resources;
 	event->param.conn.initiator_depth = req->initiator_depth;
 	event->param.conn.flow_control = req->flow_control;
@@ -520,6 +539,81 @@ static void cma_ib_req_scope(struct sockaddr_storage *addr,
 		sin6->sin6_scope_id = ndev->ifindex;
 }
 
+/*
+ * An IP request's netdev (referenced, in @ndev), which must serve its
+ * addresses as stock checks them; link-local ones get its scope.
+ */
+static int cma_ib_req_ip(struct ib_cm_id *cm_id,
+			 const struct ib_cm_event *ib_event,
+			 struct sockaddr_storage *local,
+			 struct sockaddr_storage *remote,
+			 struct net_device **ndev)
+{
+	*ndev = cma_ib_req_ndev(cm_id, ib_event, local);
+	if (!*ndev)
+		return -ENODEV;
+	if (!cma_ib_req_routed(*ndev, (struct sockaddr *)remote,
+			       (struct sockaddr *)local)) {
+		dev_put(*ndev);
+		return -EHOSTUNREACH;
+	}
+	cma_ib_req_scope(local, *ndev);
+	cma_ib_req_scope(remote, *ndev);
+	return 0;
+}
+
+/*
+ * An AF_IB request's addresses, from its primary path as ib_cm turned it
+ * to this side (sgid ours), as stock saves them.  A SIDR request has no
+ * path: its local address is the listener's (cma_ib_req_sib_listener()).
+ */
+static void cma_ib_req_sib(struct ib_cm_id *cm_id,
+			   const struct ib_cm_req_event_param *req,
+			   struct sockaddr_storage *local,
+			   struct sockaddr_storage *remote)
+{
+	struct sockaddr_ib *l = (struct sockaddr_ib *)local;
+	struct sockaddr_ib *r = (struct sockaddr_ib *)remote;
+	const struct sa_path_rec *path = req ? req->primary_path : NULL;
+
+	memset(local, 0, sizeof(*local));
+	memset(remote, 0, sizeof(*remote));
+	l->sib_family = AF_IB;
+	r->sib_family = AF_IB;
+	if (!path)
+		return;
+	l->sib_pkey = path->pkey;
+	l->sib_flowinfo = path->flow_label;
+	memcpy(&l->sib_addr, &path->sgid, sizeof(l->sib_addr));
+	l->sib_sid = cm_id->service_id;
+	l->sib_sid_mask = cpu_to_be64(U64_MAX);
+	r->sib_pkey = path->pkey;
+	r->sib_flowinfo = path->flow_label;
+	memcpy(&r->sib_addr, &path->dgid, sizeof(r->sib_addr));
+}
+
+/*
+ * Whether the AF_IB listener @l takes an AF_IB request: bound to a port,
+ * only the port's.  A SIDR request's local address becomes @l's own.
+ */
+static bool cma_ib_req_sib_listener(struct rdma_id_private *l,
+				    const struct ib_cm_event *ib_event,
+				    struct sockaddr_storage *local)
+{
+	u32 port = ib_event->event == IB_CM_REQ_RECEIVED ?
+		   ib_event->param.req_rcvd.port :
+		   ib_event->param.sidr_req_rcvd.port;
+
+	if (l->id.port_num && l->id.port_num != port)
+		return false;
+	if (ib_event->event != IB_CM_REQ_RECEIVED) {
+		memcpy(local, cma_src_addr(l), sizeof(*local));
+		((struct sockaddr_ib *)local)->sib_sid_mask =
+			cpu_to_be64(U64_MAX);
+	}
+	return true;
+}
+
 /* The listener a REQ is for, with a reference, or NULL. */
 static struct rdma_id_private *
 cma_ib_find_listener(struct ib_cm_id *cm_id, struct net *net,
@@ -575,24 +669,26 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	}
 	ret = cma_hdr_decode(ib_event->private_data, pdata_len,
 			     cm_id->service_id, &local, &remote);
-	if (ret)
-		return ret;
-
-	/* An IP request no netdev serves is refused, as stock does. */
-	ndev = cma_ib_req_ndev(cm_id, ib_event, &local);
-	if (!ndev)
-		return -ENODEV;
-	ret = -EHOSTUNREACH;
-	if (!cma_ib_req_routed(ndev, (struct sockaddr *)&remote,
-			       (struct sockaddr *)&local))
-		goto out_ndev;
-	cma_ib_req_scope(&local, ndev);
-	cma_ib_req_scope(&remote, ndev);
-	net = dev_net(ndev);
+	if (ret == -EAFNOSUPPORT) {
+		/* No IP header: an AF_IB request, as stock tells them. */
+		ndev = NULL;
+		net = &init_net;
+		cma_ib_req_sib(cm_id, req, &local, &remote);
+	} else {
+		ret = ret ?: cma_ib_req_ip(cm_id, ib_event, &local, &remote,
+					   &ndev);
+		if (ret)
+			return ret;
+		net = dev_net(ndev);
+	}
 	listener = cma_ib_find_listener(cm_id, net, &local);
 	ret = -ECONNREFUSED;
 	if (!listener)
 		goto out_ndev;
+	if (!ndev && !cma_ib_req_sib_listener(listener, ib_event, &local)) {
+		cma_id_put(listener);
+		goto out_ndev;
+	}
 
 	mutex_lock(&listener->handler_mutex);
 	trace_cm_req_handler(listener, ib_event->event);
@@ -615,7 +711,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	cm_id->context = conn;
 	cm_id->cm_handler = cma_ib_handler;
 
-	cma_ib_req_event(&event, ib_event);
+	cma_ib_req_event(&event, ib_event, cma_ib_hdr_len(conn));
 	cma_ib_mra(conn);
 	/* Non-zero: the consumer refused it; ib_cm destroys cm_id. */
 	ret = cma_deliver_unlock(conn, &event);
@@ -623,7 +719,8 @@ out:
 	mutex_unlock(&listener->handler_mutex);
 	cma_id_put(listener);
 out_ndev:
-	dev_put(ndev);
+	if (ndev)
+		dev_put(ndev);
 	return ret;
 }
 

@@ -966,6 +966,72 @@ static void cma_ps_privileged_test(struct kunit *test)
 	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
 }
 
+/* An AF_IB address: @gid_low in the low byte of the GID (0: any). */
+static void cma_test_sib(struct sockaddr_storage *ss, u8 gid_low, u16 port)
+{
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sib->sib_family = AF_IB;
+	sib->sib_addr.sib_raw[15] = gid_low;
+	sib->sib_sid = cpu_to_be64(RDMA_IB_IP_PS_TCP | port);
+	sib->sib_sid_mask = cpu_to_be64(~0ULL);
+}
+
+/*
+ * The listener of a request: an IP request goes to IP listeners, an
+ * AF_IB one (no IP header) to AF_IB listeners only, whatever their GID
+ * (as stock's cma_match_private_data() and cma_match_net_dev() have it).
+ */
+static void cma_ps_find_listener_test(struct kunit *test)
+{
+	struct net *net = cma_test_net(test, 32768, 60999);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct sockaddr *r4, *r_ib;
+	struct sockaddr_storage ss, req4, req_ib;
+	struct rdma_id_private *ids[2];
+	int i;
+
+	/* An IPv4 wildcard and an AF_IB listener (GID ::7) on port 5000. */
+	cma_test_sin(&ss, 0, 5000);
+	ids[0] = cma_test_bind_id(test, &ss, NULL, false, true);
+	cma_test_sib(&ss, 7, 5000);
+	ids[1] = cma_test_bind_id(test, &ss, NULL, false, true);
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		refcount_set(&ids[i]->refcount, 1);
+		KUNIT_ASSERT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP,
+						      ids[i]), 0);
+	}
+	cma_test_sin(&req4, 0x0a000001, 5000);
+	cma_test_sib(&req_ib, 9, 5000);
+	r4 = (struct sockaddr *)&req4;
+	r_ib = (struct sockaddr *)&req_ib;
+
+	/* Not listening yet: nobody takes anything. */
+	KUNIT_EXPECT_NULL(test, cma_ps_find_listener(table, RDMA_PS_TCP, 5000,
+						     r4, NULL));
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		ids[i]->state = RDMA_CM_LISTEN;
+	KUNIT_EXPECT_PTR_EQ(test, cma_ps_find_listener(table, RDMA_PS_TCP,
+						       5000, r4, NULL), ids[0]);
+	KUNIT_EXPECT_PTR_EQ(test, cma_ps_find_listener(table, RDMA_PS_TCP,
+						       5000, r_ib, NULL),
+			    ids[1]);
+
+	/* Neither family's listener takes the other's request. */
+	ids[1]->state = RDMA_CM_ADDR_BOUND;
+	KUNIT_EXPECT_NULL(test, cma_ps_find_listener(table, RDMA_PS_TCP, 5000,
+						     r_ib, NULL));
+	ids[0]->state = RDMA_CM_ADDR_BOUND;
+	ids[1]->state = RDMA_CM_LISTEN;
+	KUNIT_EXPECT_NULL(test, cma_ps_find_listener(table, RDMA_PS_TCP, 5000,
+						     r4, NULL));
+	/* Each find took a reference. */
+	KUNIT_EXPECT_EQ(test, refcount_read(&ids[0]->refcount), 2);
+	KUNIT_EXPECT_EQ(test, refcount_read(&ids[1]->refcount), 2);
+	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
 static void cma_ps_select_test(struct kunit *test)
 {
 	struct rdma_id_private *id_priv = cma_test_priv(test);
@@ -1020,6 +1086,7 @@ static struct kunit_case cma_ps_cases[] = {
 	KUNIT_CASE(cma_ps_ephemeral_share_test),
 	KUNIT_CASE(cma_ps_privileged_test),
 	KUNIT_CASE(cma_ps_select_test),
+	KUNIT_CASE(cma_ps_find_listener_test),
 	{}
 };
 

@@ -321,6 +321,12 @@ static bool cma_ps_listener_takes(struct rdma_id_private *l,
 
 	if (READ_ONCE(l->state) != RDMA_CM_LISTEN)
 		return false;
+	/*
+	 * A request without an IP header is for AF_IB listeners, any of
+	 * them on the device (stock compares no GID), and only for them.
+	 */
+	if (local->sa_family == AF_IB || src->sa_family == AF_IB)
+		return local->sa_family == src->sa_family;
 	if (!cma_any_addr(src))
 		return cma_addr_equal(src, local);
 	/* A wildcard: its family, or IPv4 on an IPv6 id that is not afonly. */
