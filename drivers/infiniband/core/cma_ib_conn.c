@@ -376,15 +376,14 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 
 	memcpy(cma_src_addr(conn), local, sizeof(*local));
 	memcpy(cma_dst_addr(conn), remote, sizeof(*remote));
+	if (ndev)
+		rdma_copy_src_l2_addr(dev_addr, ndev);
+	else
+		cma_ib_sib_dev_addr(dev_addr, sib);
 
 	/* A SIDR request (@req NULL) has no path: UD sends per address. */
-	if (!req) {
-		if (ndev)
-			rdma_copy_src_l2_addr(dev_addr, ndev);
-		else
-			cma_ib_sib_dev_addr(dev_addr, sib);
+	if (!req)
 		return 0;
-	}
 
 	n = req->alternate_path ? 2 : 1;
 	route->path_rec = kcalloc(n, sizeof(*route->path_rec), GFP_KERNEL);
@@ -394,11 +393,6 @@ static int cma_ib_conn_setup(struct rdma_id_private *conn,
 	route->path_rec[0] = *req->primary_path;
 	if (n == 2)
 		route->path_rec[1] = *req->alternate_path;
-
-	if (ndev)
-		rdma_copy_src_l2_addr(dev_addr, ndev);
-	else
-		cma_ib_sib_dev_addr(dev_addr, sib);
 	rdma_addr_set_dgid(dev_addr, &route->path_rec[0].dgid);
 	return 0;
 }
@@ -719,8 +713,7 @@ out:
 	mutex_unlock(&listener->handler_mutex);
 	cma_id_put(listener);
 out_ndev:
-	if (ndev)
-		dev_put(ndev);
+	dev_put(ndev);
 	return ret;
 }
 

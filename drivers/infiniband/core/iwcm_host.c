@@ -181,6 +181,22 @@ static void iwh_queue(struct iwh_ep *ep)
 }
 
 /*
+ * Have the work close @ep.  Under hdev->lock, walking a list: not
+ * iwh_queue(), as no put may happen under the lock (and none would be
+ * the last).  An endpoint whose last put is waiting for the lock to
+ * leave hdev->eps needs nothing.
+ */
+static void iwh_kill(struct iwh_ep *ep)
+{
+	lockdep_assert_held(&ep->hdev->lock);
+	if (!refcount_inc_not_zero(&ep->ref))
+		return;
+	set_bit(IWH_KILL, &ep->flags);
+	if (!queue_work(iwh_wq, &ep->work))
+		refcount_dec(&ep->ref);
+}
+
+/*
  * sk_user_data is tagged "no copy": a connection a listener's socket
  * spawns must not inherit the listener's endpoint (it does inherit the
  * callbacks, which then find no endpoint and do nothing).
@@ -243,23 +259,19 @@ static void iwh_sock_detach(struct iwh_ep *ep)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Off the listener's list; false if the listener took it off first. */
-static bool iwh_unlink_child(struct iwh_ep *ep)
+/* Off its listener's list of connections waiting for a request. */
+static void iwh_unlink_child(struct iwh_ep *ep)
 {
 	struct iwh_ep *l = ep->listener;
-	bool linked;
 
 	if (!l)
-		return false;
+		return;
 	spin_lock(&ep->hdev->lock);
-	linked = !list_empty(&ep->child_node);
 	list_del_init(&ep->child_node);
-	if (linked)
-		l->nr_children--;
+	l->nr_children--;
 	spin_unlock(&ep->hdev->lock);
 	ep->listener = NULL;
 	iwh_ep_put(l);
-	return linked;
 }
 
 /*
@@ -636,11 +648,12 @@ static void iwh_recv_request(struct iwh_ep *ep)
 			 device->attrs.max_qp_init_rd_atom);
 
 	mutex_lock(&l->mutex);
-	if (l->state != IWH_LISTEN || !iwh_unlink_child(ep)) {
+	if (l->state != IWH_LISTEN) {
 		mutex_unlock(&l->mutex);
 		iwh_close(ep);
 		return;
 	}
+	iwh_unlink_child(ep);
 	ep->state = IWH_RECVD_REQ;
 	ret = l->listen_id->event_handler(l->listen_id, &ev);
 	mutex_unlock(&l->mutex);
@@ -660,13 +673,8 @@ static void iwh_listener_close(struct iwh_ep *l)
 
 	iwh_close(l);
 	spin_lock(&l->hdev->lock);
-	list_for_each_entry(ep, &l->children, child_node) {
-		set_bit(IWH_KILL, &ep->flags);
-		/* Not iwh_queue(): no put under the lock, and none is last. */
-		refcount_inc(&ep->ref);
-		if (!queue_work(iwh_wq, &ep->work))
-			refcount_dec(&ep->ref);
-	}
+	list_for_each_entry(ep, &l->children, child_node)
+		iwh_kill(ep);
 	spin_unlock(&l->hdev->lock);
 }
 
@@ -1049,12 +1057,8 @@ void iw_host_unregister(struct ib_device *device)
 	synchronize_rcu();
 
 	spin_lock(&hdev->lock);
-	list_for_each_entry(ep, &hdev->eps, dev_node) {
-		set_bit(IWH_KILL, &ep->flags);
-		refcount_inc(&ep->ref);
-		if (!queue_work(iwh_wq, &ep->work))
-			refcount_dec(&ep->ref);
-	}
+	list_for_each_entry(ep, &hdev->eps, dev_node)
+		iwh_kill(ep);
 	spin_unlock(&hdev->lock);
 	wait_event(hdev->wait, iwh_dev_idle(hdev));
 	kfree(hdev);
