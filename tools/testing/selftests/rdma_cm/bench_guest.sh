@@ -21,8 +21,11 @@
 #   resolve_event_ns   ucma_bench: RESOLVE_ADDR + blocking GET_EVENT
 #
 # ROUNDS rounds of stock then ours (every other round ours first); the
-# table gives the median of each.  KTAP says what failed to run; no
-# figure passes or fails.  The table is left in PERF_RESULTS/bench.txt.
+# table gives the median of each side and their ratio, and the median,
+# lowest and highest of the per-round ratios (a round's two sides ran
+# back to back, so its ratio shares its noise).  KTAP says what failed
+# to run; no figure passes or fails.  The table is left in
+# PERF_RESULTS/bench.txt.
 #
 # Arguments (comma-separated by init): NAME=VALUE for the names above.
 set -u
@@ -52,8 +55,8 @@ perf_start "$PERF_RESULTS/work-bench" \
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
 
-record() { # FIGURE ORIGIN VALUE
-	echo "$1 $2 $3" >> "$RESULTS"
+record() { # FIGURE ORIGIN VALUE (of round $r)
+	echo "$1 $2 $3 $r" >> "$RESULTS"
 }
 
 # Every cmtime step, per connection: cmtime_T_STEP_us (spaces as _).
@@ -64,7 +67,7 @@ bench_cmtime() { # ORIGIN
 	cmtime_pairs "$CMTIME_CONNS" "$per" "$CMTIME_PAR" 600 || return
 	failed && return
 	cmtime_steps_us "$CMTIME_CONNS" |
-		awk -v t="$T" -v o="$1" '{ print "cmtime_" t "_" $1 "_us", o, $2 }' >> "$RESULTS"
+		awk -v t="$T" -v o="$1" -v r="$r" '{ print "cmtime_" t "_" $1 "_us", o, $2, r }' >> "$RESULTS"
 }
 
 bench_storm() { # ORIGIN
@@ -92,13 +95,13 @@ bench_ucma() { # ORIGIN
 	run ucma_bench 900 "$BIN/ucma_bench" -n "$UCMA_PAIRS" -e "$UCMA_EVENTS" -a "$ADDR"
 	expect_rc ucma_bench 0
 	failed && return
-	awk -v o="$1" '$1 == "result" { print $2 "_ns", o, $3 }' ucma_bench.out >> "$RESULTS"
+	awk -v o="$1" -v r="$r" '$1 == "result" { print $2 "_ns", o, $3, r }' ucma_bench.out >> "$RESULTS"
 }
 
-median() { # VALUE...
+median() { # VALUE... (printed with ${FMT:-%.1f})
 	[ $# -gt 0 ] || return 0
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR) printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	printf '%s\n' "$@" | sort -g | awk -v fmt="${FMT:-%.1f}" '{ v[NR] = $1 }
+		END { if (NR) printf fmt, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 title() { # FIGURE
@@ -112,17 +115,30 @@ title() { # FIGURE
 	fi
 }
 
+# ours/stock of FIGURE in each round that has both, one per line.
+round_ratios() { # FIGURE
+	awk -v f="$1" '$1 == f { v[$4 " " $2] = $3; r[$4] = 1 }
+		END { for (i in r) if (v[i " stock"] > 0 && (i " ours") in v)
+			printf "%.3f\n", v[i " ours"] / v[i " stock"] }' "$RESULTS"
+}
+
 table() {
-	local f o s x
-	printf '%-40s %12s %12s %10s\n' figure stock ours ours/stock
+	local f o s x rr m
+	printf '%-40s %10s %10s %8s %8s %13s\n' figure stock ours ratio \
+		'rd med' 'rd min..max'
 	awk '!seen[$1]++ { print $1 }' "$RESULTS" | while read -r f; do
 		for o in stock ours; do
 			# shellcheck disable=SC2046	# one value per word
 			x=$(median $(awk -v f="$f" -v o="$o" '$1 == f && $2 == o { print $3 }' "$RESULTS"))
 			[ "$o" = stock ] && s=$x
 		done
-		printf '%-40s %12s %12s %10s\n' "$(title "$f")" "${s:--}" "${x:--}" \
-			"$(awk -v s="$s" -v x="$x" 'BEGIN { if (s > 0 && x != "") printf "%.3f", x / s; else print "-" }')"
+		rr=$(round_ratios "$f" | sort -g | xargs)
+		# shellcheck disable=SC2086	# one value per word
+		m=$(FMT=%.3f median $rr)
+		printf '%-40s %10s %10s %8s %8s %13s\n' "$(title "$f")" "${s:--}" "${x:--}" \
+			"$(awk -v s="$s" -v x="$x" 'BEGIN { if (s > 0 && x != "") printf "%.3f", x / s; else print "-" }')" \
+			"${m:--}" \
+			"$(echo "$rr" | awk '{ if (NF) printf "%s..%s", $1, $NF; else print "-" }')"
 	done
 }
 

@@ -1,17 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (or reuse) the debug test kernel from Debian's linux-source-6.1.
+# Build (or reuse) a test kernel from Debian's linux-source-6.1:
 #
-# The result lives outside the repository, in $CACHE/kernel-<key>, where
-# <key> hashes the source package version and the config fragments, so a
-# warm run reuses it.  Prints the kernel directory on stdout.
+#   debug  (default) config-base + config-debug: KASAN, lockdep,
+#          kmemleak, KUnit; what make check and make soak boot
+#   bench  config-base + config-bench: the same drivers without the
+#          debug options, so that make bench times our code and not
+#          the instrumentation around every access and lock
 #
-# usage: build-kernel.sh CACHE_DIR
+# The result lives outside the repository, in $CACHE/kernel-<key> (debug)
+# or $CACHE/kernel-bench-<key>, where <key> hashes the source package
+# version and the config fragments, so a warm run reuses it.  Prints the
+# kernel directory on stdout.
+#
+# usage: build-kernel.sh CACHE_DIR [debug|bench]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${1:?usage: build-kernel.sh CACHE_DIR}
+cache=${1:?usage: build-kernel.sh CACHE_DIR [debug|bench]}
+variant=${2:-debug}
+case $variant in
+debug) prefix=kernel- ;;
+bench) prefix=kernel-bench- ;;
+*) echo "build-kernel: unknown variant $variant" >&2; exit 2 ;;
+esac
+fragments=("$here/config-base" "$here/config-$variant")
 tarball=/usr/src/linux-source-6.1.tar.xz
 jobs=${JOBS:-$(nproc)}
 
@@ -24,9 +38,9 @@ recipe=1
 patches=("$here"/patches/*.patch)
 [ -e "${patches[0]}" ] || patches=()
 phash=$(cat /dev/null "${patches[@]}" | sha256sum | cut -c1-8)
-key=$( (echo "$srcver $recipe $phash"; cat "$here/config-base" "$here/config-debug") |
+key=$( (echo "$srcver $recipe $phash"; cat "${fragments[@]}") |
 	sha256sum | cut -c1-16)
-kdir=$cache/kernel-$key
+kdir=$cache/$prefix$key
 srcdir=$cache/src-$srcver-$phash
 src=$srcdir/linux-source-6.1
 
@@ -56,7 +70,7 @@ mkdir -p "$kdir/obj"
 log "configuring in $kdir/obj"
 make -s -C "$src" O="$kdir/obj" allnoconfig >&2
 "$src/scripts/kconfig/merge_config.sh" -m -O "$kdir/obj" "$kdir/obj/.config" \
-	"$here/config-base" "$here/config-debug" >&2
+	"${fragments[@]}" >&2
 make -s -C "$src" O="$kdir/obj" olddefconfig >&2
 
 # A fragment line that did not survive olddefconfig is a broken fragment:
@@ -74,7 +88,7 @@ while read -r line; do
 			bad=1
 		fi ;;
 	esac
-done < <(cat "$here/config-base" "$here/config-debug")
+done < <(cat "${fragments[@]}")
 [ $bad = 0 ] || exit 1
 
 log "building with $jobs jobs (this takes a while on a fresh machine)"
@@ -85,9 +99,15 @@ cp "$kdir/obj/arch/x86/boot/bzImage" "$kdir/bzImage"
 make -s -C "$src" O="$kdir/obj" kernelrelease > "$kdir/kernelrelease"
 ln -sfn "$src" "$kdir/src"
 touch "$kdir/.done"
-# Older builds are dead weight once this one exists.
+# Older builds of this variant are dead weight once this one exists (the
+# other variant's stay; an old source tree goes with its kernels).
+if [ "$variant" = debug ]; then
+	old=(-name 'kernel-*' ! -name 'kernel-bench-*' ! -name "kernel-$key")
+else
+	old=(-name 'kernel-bench-*' ! -name "kernel-bench-$key")
+fi
 find "$cache" -mindepth 1 -maxdepth 1 \
-	\( \( -name 'kernel-*' ! -name "kernel-$key" \) -o \
+	\( \( "${old[@]}" \) -o \
 	   \( -name 'src-*' ! -name "src-$srcver-$phash" \) \) -exec rm -rf {} +
 log "done: $kdir ($(cat "$kdir/kernelrelease"))"
 echo "$kdir"

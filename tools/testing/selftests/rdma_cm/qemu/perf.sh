@@ -10,8 +10,10 @@
 # usage: perf.sh bench|soak
 #
 # Environment:
-#   CACHE=DIR        where the test kernel is cached (default
+#   CACHE=DIR        where the test kernels are cached (default
 #                    /var/cache/rdma-cm-test); built if missing
+#   BENCH_KERNEL     bench's kernel: bench (default; no debug options,
+#                    build-kernel.sh) or debug (make check's kernel)
 #   PERF_OURS="..."  our modules on the "ours" side (default: the
 #                    ones ours.list names)
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
@@ -26,8 +28,8 @@ sel=$(cd "$(dirname "$0")/.." && pwd)
 repo=$(cd "$sel/../../../.." && pwd)
 mode=${1:-}
 case $mode in
-bench) vm_tmo=${PERF_VM_TIMEOUT:-5400} ;;
-soak) vm_tmo=${PERF_VM_TIMEOUT:-21600} ;;
+bench) vm_tmo=${PERF_VM_TIMEOUT:-5400} variant=${BENCH_KERNEL:-bench} ;;
+soak) vm_tmo=${PERF_VM_TIMEOUT:-21600} variant=debug ;;
 *) echo "usage: perf.sh bench|soak" >&2; exit 2 ;;
 esac
 
@@ -61,6 +63,7 @@ build_ours() { # KDIR DIR
 job_args() {
 	local v prefix=${mode^^}_ list=()
 	for v in $(compgen -v "$prefix"); do
+		[ "$v" = BENCH_KERNEL ] && continue
 		list+=("${v#"$prefix"}=${!v}")
 	done
 	local IFS=,
@@ -70,8 +73,8 @@ job_args() {
 mkdir -p "$out"
 
 phase_start test-kernel
-kdir=$("$sel/qemu/build-kernel.sh" "$CACHE" 2> "$out/kernel.log") ||
-	{ result fail "test kernel build" "$out/kernel.log"; finish; }
+kdir=$("$sel/qemu/build-kernel.sh" "$CACHE" "$variant" 2> "$out/kernel.log") ||
+	{ result fail "test kernel build ($variant)" "$out/kernel.log"; finish; }
 phase_end
 
 phase_start guest-modules
@@ -85,7 +88,7 @@ flock 9 || { result fail "take /tmp/rdmacm-vm.lock"; finish; }
 phase_start guest
 g=$out/guest
 jargs=$(job_args)
-echo "$mode: ours = $PERF_OURS${jargs:+; $jargs}"
+echo "$mode: $variant kernel; ours = $PERF_OURS${jargs:+; $jargs}"
 "$sel/qemu/run-vm.sh" -k "$kdir" -o "$g" -j "${mode}_guest.sh" -a "$jargs" \
 	-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo"
 vmrc=$?
