@@ -71,11 +71,8 @@ static void iwcm_rem_ref(struct iw_cm_id *id)
 	iwcm_put(to_iwcm(id));
 }
 
-static void iwcm_free_work(struct work_struct *work)
+static void iwcm_free(struct iwcm_id_private *cm)
 {
-	struct iwcm_id_private *cm =
-		container_of(work, struct iwcm_id_private, free_work);
-
 	if (cm->spare)
 		iwcm_put(cm->spare);
 	if (cm->listener)
@@ -86,18 +83,27 @@ static void iwcm_free_work(struct work_struct *work)
 		wake_up_var(&iwcm_live_ids);
 }
 
+static void iwcm_free_work(struct work_struct *work)
+{
+	iwcm_free(container_of(work, struct iwcm_id_private, free_work));
+}
+
 /*
  * Drop a reference.  The last one may come from a provider in atomic
- * context, so the free is deferred.
+ * context: a listener's request pool is kvmalloc'd, so its free is
+ * deferred; any other id is freed at once (no worker to wake per id).
  */
 void iwcm_put(struct iwcm_id_private *cm)
 {
-	if (refcount_dec_and_test(&cm->refcount)) {
-		if (WARN_ON_ONCE(!list_empty(&cm->evq) ||
-				 (cm->flags & IWCM_F_SCHEDULED)))
-			return;	/* leak rather than free queued events */
+	if (!refcount_dec_and_test(&cm->refcount))
+		return;
+	if (WARN_ON_ONCE(!list_empty(&cm->evq) ||
+			 (cm->flags & IWCM_F_SCHEDULED)))
+		return;	/* leak rather than free queued events */
+	if (cm->pool)
 		queue_work(iwcm_wq, &cm->free_work);
-	}
+	else
+		iwcm_free(cm);
 }
 
 /* Wait until every id is freed (module exit). */
@@ -305,6 +311,13 @@ void iwcm_destroy(struct iwcm_id_private *cm)
 	iwcm_schedule(cm);
 	spin_unlock_irq(&cm->lock);
 	iwcm_unpark(cm);
+	/*
+	 * Queued and not started (a CLOSE on the heels of a DISCONNECT,
+	 * typically): drain it here instead of waiting for a worker.  An
+	 * instance that cleared SCHEDULED and still runs has left its loop.
+	 */
+	if (cancel_work(&cm->event_work))
+		iwcm_event_work(&cm->event_work);
 	wait_event(cm->wait, iwcm_quiesced(cm));
 
 	iwcm_put(cm);
