@@ -809,6 +809,38 @@ err_ep:
 }
 EXPORT_SYMBOL_NS(iw_host_connect, IW_HOST);
 
+/**
+ * iwcm_host_abort - Cut short the setup of a destroyed active id.
+ * @cm_id: the id, DESTROYING, whose connect has not been answered
+ *
+ * Its endpoint, if still connecting or waiting for the MPA reply, is
+ * closed by its work: the peer sees the TCP connection go at once, not
+ * when the reply timer runs out.  Nothing to do for a device of the
+ * offloaded model (the QP moving to ERR tells the provider) or an
+ * endpoint that handed its stream to the provider already.
+ */
+void iwcm_host_abort(struct iw_cm_id *cm_id)
+{
+	struct iwh_dev *hdev = iwh_dev_find(cm_id->device);
+	enum iwh_state state;
+	struct iwh_ep *ep;
+
+	if (!hdev)
+		return;
+	spin_lock(&hdev->lock);
+	list_for_each_entry(ep, &hdev->eps, dev_node) {
+		/*
+		 * Unlocked peek: only an active endpoint is ever in these
+		 * states, and a kill that comes late finds it CLOSED.
+		 */
+		state = READ_ONCE(ep->state);
+		if (READ_ONCE(ep->cm_id) == cm_id &&
+		    (state == IWH_CONNECTING || state == IWH_AWAIT_REP))
+			iwh_kill(ep);
+	}
+	spin_unlock(&hdev->lock);
+}
+
 /* The passive endpoint of @cm_id, referenced and locked, or NULL. */
 static struct iwh_ep *iwh_passive_get(struct iw_cm_id *cm_id)
 {

@@ -648,6 +648,32 @@ static void hq_hostile_reply_test(struct kunit *test)
 	hq_sysctl(test, "mpa_reply_timeout_ms", "10000");
 }
 
+/*
+ * An initiator destroyed while waiting for the reply closes its TCP
+ * connection at once, not when the 10 s reply timer runs out (the raw
+ * peer reads for at most 5 s), and reports nothing.
+ */
+static void hq_destroy_connecting_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct socket *ls, *s;
+	struct iw_cm_id *a;
+	u8 req[25];
+	u16 port;
+
+	ls = hq_raw_listen(test, &port);
+	a = hq_id(test);
+	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "x"), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
+	s->sk->sk_rcvtimeo = 5 * HZ;
+	KUNIT_EXPECT_EQ(test, hq_recv(s, req, sizeof(req)), sizeof(req));
+	iw_destroy_cm_id(a);
+	hq_expect_closed(test, s, 0);
+	sock_release(s);
+	sock_release(ls);
+	hq_release(&fx->hd->qp[0], false);
+}
+
 /* A failing attach fails the connection: an error, no stream kept. */
 static void hq_attach_fails_test(struct kunit *test)
 {
@@ -705,6 +731,7 @@ static struct kunit_case hq_cases[] = {
 	KUNIT_CASE(hq_hostile_request_test),
 	KUNIT_CASE(hq_markers_test),
 	KUNIT_CASE(hq_hostile_reply_test),
+	KUNIT_CASE(hq_destroy_connecting_test),
 	KUNIT_CASE(hq_attach_fails_test),
 	KUNIT_CASE(hq_listener_destroy_test),
 	{}

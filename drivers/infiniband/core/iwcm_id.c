@@ -294,6 +294,8 @@ void iwcm_destroy(struct iwcm_id_private *cm)
 		/* Abort the connection, or its setup. */
 		if (qp)
 			iwcm_modify_qp(qp, IB_QPS_ERR);
+		if (old == IWCM_CONN_SENT)
+			iwcm_host_abort(&cm->id);
 		break;
 	default:
 		break;

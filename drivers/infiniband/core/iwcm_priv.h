@@ -139,6 +139,7 @@ unsigned long iwcm_mpa_timeout(bool request);
 /* iwcm_host.c */
 int iwcm_host_init(void);
 void iwcm_host_exit(void);
+void iwcm_host_abort(struct iw_cm_id *cm_id);
 
 /* iwcm_id.c */
 struct iwcm_id_private *iwcm_alloc_id(struct ib_device *device,
