@@ -323,18 +323,53 @@ static int iwh_addr_len(const struct sockaddr_storage *ss)
 }
 
 /* The network namespace of the device's netdev: where its TCP runs. */
+/* The provider's netdev, held, or NULL if it says none. */
+static struct net_device *iwh_netdev(struct ib_device *device)
+{
+	return device->ops.get_netdev ? device->ops.get_netdev(device, 1) :
+					NULL;
+}
+
 static struct net *iwh_net(struct ib_device *device)
 {
-	struct net_device *ndev = NULL;
+	struct net_device *ndev = iwh_netdev(device);
 	struct net *net = &init_net;
 
-	if (device->ops.get_netdev)
-		ndev = device->ops.get_netdev(device, 1);
 	if (ndev) {
 		net = dev_net(ndev);
 		dev_put(ndev);
 	}
 	return net;
+}
+
+static bool iwh_addr_any(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/*
+ * A wildcard listener takes the connections of its device's netdev
+ * only: rdma_cm listens on the wildcard address once per device, and
+ * another provider (siw, or a second host-model device) may hold the
+ * same port on its own netdev.
+ */
+static int iwh_bind_dev(struct ib_device *device, struct socket *sock,
+			const struct sockaddr_storage *laddr)
+{
+	struct net_device *ndev;
+	int ret;
+
+	if (!iwh_addr_any(laddr))
+		return 0;
+	ndev = iwh_netdev(device);
+	if (!ndev)
+		return 0;
+	ret = sock_bindtoindex(sock->sk, ndev->ifindex, true);
+	dev_put(ndev);
+	return ret;
 }
 
 static int iwh_sock_create(struct ib_device *device, int family,
@@ -973,7 +1008,8 @@ int iw_host_create_listen(struct iw_cm_id *cm_id, int backlog)
 	if (IS_ENABLED(CONFIG_IPV6) && laddr->ss_family == AF_INET6 &&
 	    cm_id->afonly)
 		ip6_sock_set_v6only(ep->sock->sk);
-	ret = kernel_bind(ep->sock, (struct sockaddr *)laddr,
+	ret = iwh_bind_dev(cm_id->device, ep->sock, laddr) ?:
+	      kernel_bind(ep->sock, (struct sockaddr *)laddr,
 			  iwh_addr_len(laddr)) ?:
 	      kernel_listen(ep->sock, ep->backlog);
 	if (ret)
