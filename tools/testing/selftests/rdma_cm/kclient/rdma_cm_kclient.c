@@ -11,7 +11,9 @@
  * keeps an id with a resolved route to "dst" the same way, for the
  * neighbour watch.  The
  * connection cases ("conn", "reject", "refused") connect the device to
- * itself: a listener and an active id on "addr", a QP on each side.
+ * itself: a listener and an active id on "addr", a QP on each side;
+ * with "peer", the listener is on that address instead, with its own
+ * device, PD and CQ: two devices (providers) talk to each other.
  *
  * It uses only the exported API, so it runs on the stock rdma_cm and on
  * ours alike.
@@ -44,6 +46,10 @@ static char *dst = "";
 module_param(dst, charp, 0444);
 MODULE_PARM_DESC(dst, "holdroute: the destination whose route the id holds");
 
+static char *peer = "";
+module_param(peer, charp, 0444);
+MODULE_PARM_DESC(peer, "connection cases: the passive side listens here, on its own device, instead of on addr");
+
 static ushort port = 7300;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "first port the cases use");
@@ -67,6 +73,10 @@ MODULE_PARM_DESC(slow, "conn: the passive side accepts this many seconds after i
 static bool opts;
 module_param(opts, bool, 0444);
 MODULE_PARM_DESC(opts, "conn: TOS, ACK timeout, minimum RNR timer and ECE both ways (RoCE)");
+
+static bool write;
+module_param(write, bool, 0444);
+MODULE_PARM_DESC(write, "conn: an RDMA WRITE to the passive side's buffer before the SEND");
 
 static bool any;
 module_param(any, bool, 0444);
@@ -493,6 +503,7 @@ struct kc_conn {
 	struct kc_log		listener;
 	struct kc_side		passive;
 	struct ib_pd		*pd;
+	struct ib_pd		*ppd;		/* "peer": the passive side's */
 	bool			reject;
 	bool			held;		/* the "holdconn" connection */
 	bool			ud;		/* UD ids and QPs (SIDR) */
@@ -529,10 +540,13 @@ static int kc_conn_removed(struct kc_conn *c, struct kc_log *log,
 	log->id = NULL;
 	if (atomic_dec_and_test(&c->live) && c->pd) {
 		dev = c->pd->device;
-		kc_side_fini(&c->passive, dev);
+		kc_side_fini(&c->passive, c->ppd ? c->ppd->device : dev);
 		kc_side_fini(&c->active, dev);
+		if (c->ppd)
+			ib_dealloc_pd(c->ppd);
 		ib_dealloc_pd(c->pd);
 		c->pd = NULL;
+		c->ppd = NULL;
 	}
 	return 1;
 }
@@ -590,6 +604,12 @@ static int kc_log_next(struct kc_log *log, enum rdma_cm_event_type want,
 	return 0;
 }
 
+/* The PD of @side: the passive side has its own in "peer" mode. */
+static struct ib_pd *kc_pd(struct kc_conn *c, struct kc_side *side)
+{
+	return side == &c->passive && c->ppd ? c->ppd : c->pd;
+}
+
 static int kc_side_qp(struct kc_conn *c, struct kc_side *side,
 		      struct rdma_cm_id *id)
 {
@@ -607,14 +627,14 @@ static int kc_side_qp(struct kc_conn *c, struct kc_side *side,
 	struct ib_sge sge;
 	int ret;
 
-	ret = rdma_create_qp(id, c->pd, &init);
+	ret = rdma_create_qp(id, kc_pd(c, side), &init);
 	if (ret) {
 		kc_fail("rdma_create_qp: %d", ret);
 		return ret;
 	}
 	sge.addr = side->dma;
 	sge.length = PAGE_SIZE;
-	sge.lkey = c->pd->local_dma_lkey;
+	sge.lkey = kc_pd(c, side)->local_dma_lkey;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	ret = ib_post_recv(id->qp, &wr, (const struct ib_recv_wr **)&bad);
@@ -784,6 +804,49 @@ static int kc_poll(struct kc_side *side, enum ib_wc_opcode opcode,
 	return 0;
 }
 
+/* "write": where the WRITE goes in the passive side's buffer. */
+#define KC_WRITE_OFF	2048
+#define KC_WRITE_MSG	"kc-write: placed by the peer"
+
+/*
+ * "write": an unsignalled RDMA WRITE into the passive side's buffer
+ * (its PD's global rkey); the SEND after it arrives after it.
+ */
+static int kc_write(struct kc_conn *c)
+{
+	struct ib_rdma_wr wr = {};
+	struct ib_send_wr *bad;
+	struct ib_sge sge;
+	int ret;
+
+	strscpy(c->active.buf + KC_WRITE_OFF, KC_WRITE_MSG,
+		PAGE_SIZE - KC_WRITE_OFF);
+	sge.addr = c->active.dma + KC_WRITE_OFF;
+	sge.length = sizeof(KC_WRITE_MSG);
+	sge.lkey = c->pd->local_dma_lkey;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.remote_addr = c->passive.dma + KC_WRITE_OFF;
+	wr.rkey = kc_pd(c, &c->passive)->unsafe_global_rkey;
+	ret = ib_post_send(c->active.log.id->qp, &wr.wr,
+			   (const struct ib_send_wr **)&bad);
+	if (ret)
+		kc_fail("RDMA WRITE: ib_post_send: %d", ret);
+	return ret;
+}
+
+/* The WRITE is in the passive side's buffer once the SEND is. */
+static int kc_write_check(struct kc_conn *c)
+{
+	if (strcmp(c->passive.buf + KC_WRITE_OFF, KC_WRITE_MSG)) {
+		kc_fail("RDMA WRITE: the passive buffer has '%.32s'",
+			(char *)c->passive.buf + KC_WRITE_OFF);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* One SEND from the active side to the passive side's posted receive. */
 static int kc_send(struct kc_conn *c)
 {
@@ -817,12 +880,32 @@ static int kc_send(struct kc_conn *c)
 	}
 	return kc_poll(&c->active, IB_WC_SEND, 0, "send") ?:
 	       kc_poll(&c->passive, IB_WC_RECV,
-		       c->ud ? sizeof(struct ib_grh) : 0, "receive");
+		       c->ud ? sizeof(struct ib_grh) : 0, "receive") ?:
+	       (write ? kc_write_check(c) : 0);
 }
 
-/* The listener on addr:@p (0.0.0.0 with "any"). */
+/*
+ * The passive side on a device of its own ("peer"): its PD, CQ and
+ * buffer on the listener's device.
+ */
+static int kc_conn_peer(struct kc_conn *c, struct ib_device *dev)
+{
+	int ret;
+
+	c->ppd = ib_alloc_pd(dev, write ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
+	if (IS_ERR(c->ppd)) {
+		ret = PTR_ERR(c->ppd);
+		c->ppd = NULL;
+		kc_fail("ib_alloc_pd on %s: %d", dev_name(&dev->dev), ret);
+		return ret;
+	}
+	return kc_side_init(&c->passive, dev);
+}
+
+/* The listener on addr:@p (0.0.0.0 with "any"; peer:@p with "peer"). */
 static int kc_conn_listen(struct kc_conn *c, u16 p)
 {
+	const char *at = *peer ? peer : addr;
 	struct rdma_cm_id *id;
 	struct sockaddr_in sin;
 	int ret;
@@ -835,14 +918,16 @@ static int kc_conn_listen(struct kc_conn *c, u16 p)
 		return PTR_ERR(id);
 	}
 	c->listener.id = id;
-	ret = kc_sin(&sin, any ? "0.0.0.0" : addr, p) ?:
+	ret = kc_sin(&sin, any ? "0.0.0.0" : at, p) ?:
 	      kc_expect("bind listener",
 			rdma_bind_addr(id, (struct sockaddr *)&sin), 0) ?:
 	      kc_expect("listen", rdma_listen(id, 4), 0);
 	if (!ret && !any && !id->device) {
-		kc_fail("listener bound to %s has no device", addr);
+		kc_fail("listener bound to %s has no device", at);
 		ret = -EPROTO;
 	}
+	if (!ret && *peer)
+		ret = kc_conn_peer(c, id->device);
 	return ret;
 }
 
@@ -877,9 +962,9 @@ static int kc_conn_handler_active(struct rdma_cm_id *id,
 static int kc_conn_active(struct kc_conn *c, u16 p)
 {
 	struct kc_log *log = &c->active.log;
+	struct sockaddr_in sin, src;
 	struct ib_device *dev;
 	struct rdma_cm_id *id;
-	struct sockaddr_in sin;
 	int ret;
 
 	id = rdma_create_id(&init_net, kc_conn_handler_active, log,
@@ -900,9 +985,10 @@ static int kc_conn_active(struct kc_conn *c, u16 p)
 		if (ret)
 			return ret;
 	}
-	ret = kc_sin(&sin, addr, p) ?:
+	ret = kc_sin(&src, addr, 0) ?: kc_sin(&sin, *peer ? peer : addr, p) ?:
 	      kc_expect("resolve",
-			rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
+			rdma_resolve_addr(id, *peer ? (struct sockaddr *)&src :
+					  NULL, (struct sockaddr *)&sin,
 					  5000), 0) ?:
 	      kc_log_next(log, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, "resolve") ?:
 	      kc_expect("route", rdma_resolve_route(id, 5000), 0) ?:
@@ -911,7 +997,7 @@ static int kc_conn_active(struct kc_conn *c, u16 p)
 		return ret;
 
 	dev = id->device;
-	c->pd = ib_alloc_pd(dev, 0);
+	c->pd = ib_alloc_pd(dev, write ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 	if (IS_ERR(c->pd)) {
 		ret = PTR_ERR(c->pd);
 		c->pd = NULL;
@@ -919,7 +1005,7 @@ static int kc_conn_active(struct kc_conn *c, u16 p)
 		return ret;
 	}
 	return kc_side_init(&c->active, dev) ?:
-	       kc_side_init(&c->passive, dev) ?:
+	       (*peer ? 0 : kc_side_init(&c->passive, dev)) ?:
 	       kc_side_qp(c, &c->active, id);
 }
 
@@ -1010,8 +1096,13 @@ static void kc_conn_fini(struct kc_conn *c)
 		rdma_destroy_id(c->listener.id);
 	if (c->ah)
 		rdma_destroy_ah(c->ah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (dev) {
+	if (c->ppd) {
+		kc_side_fini(&c->passive, c->ppd->device);
+		ib_dealloc_pd(c->ppd);
+	} else if (dev) {
 		kc_side_fini(&c->passive, dev);
+	}
+	if (dev) {
 		kc_side_fini(&c->active, dev);
 		ib_dealloc_pd(c->pd);
 	}
@@ -1049,6 +1140,7 @@ static int kc_establish(struct kc_conn *c)
 	       kc_log_next(&c->passive.log, RDMA_CM_EVENT_ESTABLISHED, NULL,
 			   "passive established") ?:
 	       c->handler_err ?:
+	       (write ? kc_write(c) : 0) ?:
 	       kc_send(c);
 }
 

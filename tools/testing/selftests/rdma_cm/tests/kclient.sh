@@ -19,11 +19,15 @@
 KCLIENT=${RDMACM_KCLIENT:-${OURS_DIR:+$OURS_DIR/rdma_cm_kclient.ko}}
 
 kclient_case() { # NAME TEST [ARGS...]
-	local name=$1 t=$2
-	shift 2
-	run "$name" 60 insmod "$KCLIENT" test="$t" addr="$ADDR" "$@"
+	kclient_case_at "$1" "$2" "$ADDR" "${@:3}"
+}
+
+kclient_case_at() { # NAME TEST ADDR [ARGS...]
+	local name=$1 t=$2 a=$3
+	shift 3
+	run "$name" 60 insmod "$KCLIENT" test="$t" addr="$a" "$@"
 	if [ "${RC[$name]}" != 0 ]; then
-		fail "$name: case $t failed: $(rc_text "$name")"
+		fail "$name: case $t on $a failed: $(rc_text "$name")"
 		dmesg | grep 'rdma_cm_kclient: .*FAIL' | tail -5 >> "$name.out"
 		diag_tail "$name.out" 5 "$name"
 		return 1
