@@ -63,7 +63,7 @@ ONLY_BY_NAME=(nvmeof_rdma)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey cmtime rdma_server_client
 	   riostream veth ipv6 ipv6_ll pyverbs iwpm ucma_fuzz ucma_fuzz_removal
-	   kclient trace nfs_rdma removal)
+	   kclient swiw trace nfs_rdma removal)
 
 mode=run
 FILTER=

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * swiw: a software iWARP provider with no connection code of its own.
+ * iw_cm's host-integrated model (include/rdma/iw_host.h) connects,
+ * listens, accepts and negotiates MPA; swiw gets the established stream
+ * and runs RDMAP/DDP/MPA on it.  Documentation/infiniband/swiw.rst.
+ */
+#ifndef SWIW_H
+#define SWIW_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/net.h>
+#include <linux/uio.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
+#include <rdma/iw_host.h>
+
+#include "swiw_wire.h"
+
+#define SWIW_MAX_QP		8192
+#define SWIW_MAX_QP_WR		4096
+#define SWIW_MAX_SGE		6
+#define SWIW_MAX_CQ		8192
+#define SWIW_MAX_CQE		65536
+#define SWIW_MAX_PD		8192
+#define SWIW_MAX_MR		65536
+#define SWIW_MAX_RD_ATOM	32
+#define SWIW_MAX_INLINE		64
+
+struct swiw_dev {
+	struct ib_device ibdev;
+	struct net_device *netdev;
+	struct list_head list;		/* on swiw_devs */
+	enum ib_port_state state;
+	struct xarray qps;		/* by QPN */
+	struct xarray mrs;		/* by STag index */
+	u32 mr_next;
+	u32 qp_next;
+	atomic_t nr_qp;
+	atomic_t nr_cq;
+	atomic_t nr_pd;
+	atomic_t nr_mr;
+};
+
+static inline struct swiw_dev *to_swiw_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct swiw_dev, ibdev);
+}
+
+struct swiw_pd {
+	struct ib_pd ibpd;
+};
+
+struct swiw_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* ring and arming */
+	struct ib_wc *wc;
+	u32 size;			/* a power of two */
+	u32 head;			/* free running: next to fill */
+	u32 tail;			/* free running: next to poll */
+	u8 armed;			/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+};
+
+static inline struct swiw_cq *to_swiw_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct swiw_cq, ibcq);
+}
+
+struct swiw_mr {
+	struct ib_mr ibmr;
+	struct rcu_head rcu;
+	int access;
+	bool dma;			/* any kernel address: get_dma_mr */
+};
+
+static inline struct swiw_mr *to_swiw_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct swiw_mr, ibmr);
+}
+
+/* A work request as a queue keeps it; send and receive share the form. */
+struct swiw_wqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	bool signaled;
+	bool solicited;
+	bool inl;			/* the payload is inline_data */
+	u8 num_sge;
+	u32 rkey;			/* WRITE target; SEND_INV: to invalidate */
+	u64 raddr;
+	u32 bytes;			/* sum of the SGE lengths */
+	struct ib_sge sge[SWIW_MAX_SGE];
+	u8 inline_data[SWIW_MAX_INLINE];
+};
+
+struct swiw_ring {
+	struct swiw_wqe *wqe;
+	u32 size;			/* a power of two */
+	u32 head;			/* free running: next to post */
+	u32 tail;			/* free running: oldest posted */
+};
+
+enum swiw_qp_state {
+	SWIW_QP_IDLE,			/* RESET, INIT, RTR: no stream yet */
+	SWIW_QP_RTS,			/* the stream is ours */
+	SWIW_QP_ERROR,			/* closing or closed, queues flushed */
+};
+
+enum swiw_rx_step {
+	SWIW_RX_HDR,
+	SWIW_RX_PAYLOAD,
+	SWIW_RX_TRAILER,
+};
+
+/* Inbound state: only the QP's rx_work touches it. */
+struct swiw_rx {
+	enum swiw_rx_step step;
+	union swiw_hdr hdr;
+	u32 have;			/* bytes of the current step in */
+	u32 hdr_len;
+	u32 payload;			/* payload bytes of this FPDU */
+	u32 pad;
+	u32 crc;
+	u8 trailer[3 + SWIW_CRC_LEN];
+	u8 *dst;			/* tagged placement; NULL: see below */
+	bool to_rqe;			/* untagged: into @rqe at @placed */
+	/* The receive an inbound SEND fills, over its segments. */
+	struct swiw_wqe rqe;
+	struct kvec rqe_map[SWIW_MAX_SGE];
+	bool rqe_busy;
+	bool solicited;
+	u32 msn;			/* expected SEND MSN */
+	u32 placed;			/* bytes of that SEND placed */
+};
+
+struct swiw_qp {
+	struct ib_qp ibqp;
+	struct swiw_dev *sdev;
+	refcount_t ref;			/* create, iw_cm's iw_add_ref */
+	struct completion freed;
+	spinlock_t lock;		/* state, rings, sock, cm_id */
+	enum swiw_qp_state state;
+	bool flushed;			/* ERROR and the rings flushed */
+	bool peer_closed;
+	bool sig_all;
+	int access;			/* IB_ACCESS_REMOTE_* the QP allows */
+	struct swiw_ring sq;
+	struct swiw_ring rq;
+	struct socket *sock;
+	struct iw_cm_id *cm_id;
+	bool crc;
+	u16 ird;
+	u16 ord;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	struct work_struct tx_work;
+	struct work_struct rx_work;
+	struct work_struct close_work;
+	u32 tx_msn;			/* last SEND MSN sent */
+	struct swiw_rx rx;
+};
+
+static inline struct swiw_qp *to_swiw_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct swiw_qp, ibqp);
+}
+
+extern struct workqueue_struct *swiw_wq;
+
+/* swiw_dev.c */
+int swiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		      struct ib_udata *udata);
+int swiw_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *attr);
+int swiw_query_gid(struct ib_device *ibdev, u32 port, int idx,
+		   union ib_gid *gid);
+int swiw_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *imm);
+struct net_device *swiw_get_netdev(struct ib_device *ibdev, u32 port);
+void swiw_port_event(struct swiw_dev *sdev, enum ib_event_type type);
+int swiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int swiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* swiw_cq.c */
+int swiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata);
+int swiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int swiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+int swiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/* swiw_mr.c */
+struct ib_mr *swiw_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *swiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
+			       u64 virt, int access, struct ib_udata *udata);
+int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+void *swiw_mr_map(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		  u64 addr, u32 len, int access);
+
+/* swiw_qp.c */
+int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata);
+int swiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int swiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init);
+int swiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int swiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad);
+int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad);
+struct ib_qp *swiw_get_qp(struct ib_device *ibdev, int qpn);
+void swiw_qp_get(struct ib_qp *ibqp);
+void swiw_qp_put(struct ib_qp *ibqp);
+int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
+		struct socket *sock, const struct iw_host_params *p);
+void swiw_qp_fail(struct swiw_qp *qp);
+void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work);
+void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
+		   enum ib_wc_status status, u32 len, bool solicited);
+
+/* swiw_tx.c */
+void swiw_tx_work(struct work_struct *work);
+
+/* swiw_rx.c */
+void swiw_rx_work(struct work_struct *work);
+void swiw_rx_reset(struct swiw_rx *rx);
+
+#endif /* SWIW_H */

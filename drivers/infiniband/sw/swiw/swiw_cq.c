@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completion queues: a ring of work completions under a spinlock.  The
+ * queue's work items fill them, consumers poll them from any context.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+
+#include "swiw.h"
+
+int swiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct swiw_dev *sdev = to_swiw_dev(ibcq->device);
+	struct swiw_cq *cq = to_swiw_cq(ibcq);
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SWIW_MAX_CQE)
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->nr_cq) > SWIW_MAX_CQ) {
+		atomic_dec(&sdev->nr_cq);
+		return -ENOMEM;
+	}
+	cq->size = roundup_pow_of_two(attr->cqe);
+	cq->wc = kvcalloc(cq->size, sizeof(*cq->wc), GFP_KERNEL);
+	if (!cq->wc) {
+		atomic_dec(&sdev->nr_cq);
+		return -ENOMEM;
+	}
+	spin_lock_init(&cq->lock);
+	ibcq->cqe = cq->size;
+	return 0;
+}
+
+int swiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct swiw_cq *cq = to_swiw_cq(ibcq);
+
+	kvfree(cq->wc);
+	atomic_dec(&to_swiw_dev(ibcq->device)->nr_cq);
+	return 0;
+}
+
+int swiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct swiw_cq *cq = to_swiw_cq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num && cq->tail != cq->head) {
+		wc[n++] = cq->wc[cq->tail & (cq->size - 1)];
+		cq->tail++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int swiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct swiw_cq *cq = to_swiw_cq(ibcq);
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_NEXT_COMP ||
+	    cq->armed != IB_CQ_NEXT_COMP)
+		cq->armed = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->tail != cq->head)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/**
+ * swiw_cq_add() - Add a completion and run the handler if armed for it.
+ * @cq: the queue
+ * @wc: the completion
+ * @solicited: it completes a solicited event
+ *
+ * An overflow loses the completion and reports IB_EVENT_CQ_ERR, as a
+ * hardware CQ would.
+ */
+void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	bool notify = false, overflow = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->head - cq->tail >= cq->size) {
+		overflow = true;
+	} else {
+		cq->wc[cq->head & (cq->size - 1)] = *wc;
+		cq->head++;
+		notify = cq->armed == IB_CQ_NEXT_COMP ||
+			 (cq->armed == IB_CQ_SOLICITED && solicited);
+		if (notify)
+			cq->armed = 0;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (overflow && cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.event = IB_EVENT_CQ_ERR,
+			.element.cq = &cq->ibcq,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Queue pairs: the work queues, the states a QP goes through, and the
+ * stream iw_cm hands over.
+ *
+ * A QP is IDLE until iw_cm attaches an established, MPA-negotiated
+ * stream to it; it is then RTS until anything ends the stream (a local
+ * disconnect or error, the peer's close, a protocol error), when it
+ * turns ERROR and its close work releases the stream, flushes both
+ * queues and tells iw_cm (DISCONNECT if the peer closed, then CLOSE).
+ * Every transition to ERROR goes through swiw_qp_fail(), and only the
+ * close work takes the stream down, so there is one order of teardown.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "swiw.h"
+
+static void swiw_close_work(struct work_struct *work);
+
+int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct swiw_dev *sdev = to_swiw_dev(ibqp->device);
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	struct ib_qp_cap *cap = &attr->cap;
+	u32 qpn;
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags || attr->srq)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq ||
+	    !cap->max_send_wr || cap->max_send_wr > SWIW_MAX_QP_WR ||
+	    cap->max_recv_wr > SWIW_MAX_QP_WR ||
+	    cap->max_send_sge > SWIW_MAX_SGE ||
+	    cap->max_recv_sge > SWIW_MAX_SGE ||
+	    cap->max_inline_data > SWIW_MAX_INLINE)
+		return -EINVAL;
+	if (attr->sq_sig_type != IB_SIGNAL_ALL_WR &&
+	    attr->sq_sig_type != IB_SIGNAL_REQ_WR)
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->nr_qp) > SWIW_MAX_QP) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->sdev = sdev;
+	qp->sq.size = roundup_pow_of_two(cap->max_send_wr);
+	qp->rq.size = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
+	qp->sq.wqe = kvcalloc(qp->sq.size, sizeof(*qp->sq.wqe), GFP_KERNEL);
+	qp->rq.wqe = kvcalloc(qp->rq.size, sizeof(*qp->rq.wqe), GFP_KERNEL);
+	if (!qp->sq.wqe || !qp->rq.wqe) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->freed);
+	spin_lock_init(&qp->lock);
+	qp->state = SWIW_QP_IDLE;
+	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	INIT_WORK(&qp->tx_work, swiw_tx_work);
+	INIT_WORK(&qp->rx_work, swiw_rx_work);
+	INIT_WORK(&qp->close_work, swiw_close_work);
+	swiw_rx_reset(&qp->rx);
+
+	/* Cyclic: a stale QPN in iw_cm's hands does not find a new QP. */
+	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp, XA_LIMIT(1, 0xffffff),
+			      &sdev->qp_next, GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+	ibqp->qp_num = qpn;
+
+	cap->max_send_wr = qp->sq.size;
+	cap->max_recv_wr = qp->rq.size;
+	cap->max_send_sge = SWIW_MAX_SGE;
+	cap->max_recv_sge = SWIW_MAX_SGE;
+	cap->max_inline_data = SWIW_MAX_INLINE;
+	return 0;
+
+err_free:
+	kvfree(qp->sq.wqe);
+	kvfree(qp->rq.wqe);
+err_count:
+	atomic_dec(&sdev->nr_qp);
+	return ret;
+}
+
+void swiw_qp_get(struct ib_qp *ibqp)
+{
+	refcount_inc(&to_swiw_qp(ibqp)->ref);
+}
+
+void swiw_qp_put(struct ib_qp *ibqp)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->freed);
+}
+
+struct ib_qp *swiw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct swiw_qp *qp = xa_load(&to_swiw_dev(ibdev)->qps, qpn);
+
+	return qp ? &qp->ibqp : NULL;
+}
+
+/*
+ * Queue one of the QP's stream works.  Only in RTS: the close work
+ * cancels them after the QP left RTS, and nothing may queue them again.
+ */
+void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == SWIW_QP_RTS)
+		queue_work(swiw_wq, work);
+	spin_unlock_irqrestore(&qp->lock, flags);
+}
+
+/**
+ * swiw_qp_fail() - Move a QP to ERROR; its close work does the rest.
+ * @qp: the QP
+ *
+ * Any context.  A QP in ERROR already is left alone.
+ */
+void swiw_qp_fail(struct swiw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != SWIW_QP_ERROR) {
+		qp->state = SWIW_QP_ERROR;
+		queue_work(swiw_wq, &qp->close_work);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+}
+
+int swiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	struct swiw_dev *sdev = qp->sdev;
+
+	swiw_qp_fail(qp);
+	flush_work(&qp->close_work);
+	xa_erase(&sdev->qps, ibqp->qp_num);
+	/* iw_cm lets go of the QP once it has the CLOSE. */
+	swiw_qp_put(ibqp);
+	wait_for_completion(&qp->freed);
+	kvfree(qp->sq.wqe);
+	kvfree(qp->rq.wqe);
+	atomic_dec(&sdev->nr_qp);
+	return 0;
+}
+
+static enum ib_qp_state swiw_ib_state(const struct swiw_qp *qp)
+{
+	switch (qp->state) {
+	case SWIW_QP_IDLE:
+		return IB_QPS_INIT;
+	case SWIW_QP_RTS:
+		return IB_QPS_RTS;
+	default:
+		return IB_QPS_ERR;
+	}
+}
+
+int swiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	unsigned long flags;
+	int ret = 0;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_ACCESS_FLAGS) {
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->access = attr->qp_access_flags;
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
+	if (!(mask & IB_QP_STATE))
+		return 0;
+	switch (attr->qp_state) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+		/* Only iw_cm's attach brings a QP to RTS (with a stream). */
+		spin_lock_irqsave(&qp->lock, flags);
+		if (swiw_ib_state(qp) != attr->qp_state &&
+		    (qp->state != SWIW_QP_IDLE || attr->qp_state == IB_QPS_RTS))
+			ret = -EINVAL;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return ret;
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+	case IB_QPS_ERR:
+		/* iw_cm's graceful disconnect (SQD) closes the stream too. */
+		swiw_qp_fail(qp);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int swiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_irqsave(&qp->lock, flags);
+	attr->qp_state = swiw_ib_state(qp);
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(qp->sdev->netdev->mtu));
+	attr->cap.max_send_wr = qp->sq.size;
+	attr->cap.max_recv_wr = qp->rq.size;
+	attr->cap.max_send_sge = SWIW_MAX_SGE;
+	attr->cap.max_recv_sge = SWIW_MAX_SGE;
+	attr->cap.max_inline_data = SWIW_MAX_INLINE;
+	init->cap = attr->cap;
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static enum ib_wc_opcode swiw_wc_opcode(enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/**
+ * swiw_complete() - Report a work request's completion.
+ * @qp: its QP
+ * @recv: a receive (else a send queue request)
+ * @wqe: the request
+ * @status: how it ended
+ * @len: bytes received (receives)
+ * @solicited: a receive of a solicited SEND
+ *
+ * An unsignalled send request that succeeded reports nothing.
+ */
+void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
+		   enum ib_wc_status status, u32 len, bool solicited)
+{
+	struct ib_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.qp = &qp->ibqp,
+	};
+
+	if (recv) {
+		wc.opcode = IB_WC_RECV;
+		wc.byte_len = len;
+	} else {
+		if (status == IB_WC_SUCCESS && !wqe->signaled)
+			return;
+		wc.opcode = swiw_wc_opcode(wqe->opcode);
+	}
+	swiw_cq_add(to_swiw_cq(recv ? qp->ibqp.recv_cq : qp->ibqp.send_cq),
+		    &wc, solicited);
+}
+
+/*
+ * Flush a ring from its oldest request.  The ring counts as flushed,
+ * and later posts complete at once, only when it was found empty under
+ * the lock; completions run outside it (a handler may post).
+ */
+static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
+			    bool recv)
+{
+	struct swiw_wqe wqe;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&qp->lock, flags);
+		if (r->tail == r->head) {
+			if (recv)
+				qp->flushed = true;
+			spin_unlock_irqrestore(&qp->lock, flags);
+			return;
+		}
+		wqe = r->wqe[r->tail & (r->size - 1)];
+		r->tail++;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		swiw_complete(qp, recv, &wqe, IB_WC_WR_FLUSH_ERR, 0, false);
+	}
+}
+
+static void swiw_sk_wake(struct sock *sk)
+{
+	struct swiw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	qp = sk->sk_user_data;
+	if (qp)
+		swiw_qp_kick(qp, &qp->rx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void swiw_sock_attach(struct swiw_qp *qp, struct sock *sk)
+{
+	write_lock_bh(&sk->sk_callback_lock);
+	qp->saved_data_ready = sk->sk_data_ready;
+	qp->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = qp;
+	sk->sk_data_ready = swiw_sk_wake;
+	sk->sk_state_change = swiw_sk_wake;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void swiw_sock_detach(struct swiw_qp *qp, struct sock *sk)
+{
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == qp) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = qp->saved_data_ready;
+		sk->sk_state_change = qp->saved_state_change;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void swiw_cm_event(struct iw_cm_id *cm_id, enum iw_cm_event_type type)
+{
+	struct iw_cm_event ev = { .event = type };
+
+	cm_id->event_handler(cm_id, &ev);
+}
+
+static void swiw_close_work(struct work_struct *work)
+{
+	struct swiw_qp *qp = container_of(work, struct swiw_qp, close_work);
+	struct iw_cm_id *cm_id;
+	struct socket *sock;
+	unsigned long flags;
+	bool peer;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	sock = qp->sock;
+	qp->sock = NULL;
+	cm_id = qp->cm_id;
+	qp->cm_id = NULL;
+	peer = qp->peer_closed;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	if (sock) {
+		/* Its own callbacks back first: they wake a blocked sender. */
+		swiw_sock_detach(qp, sock->sk);
+		kernel_sock_shutdown(sock, SHUT_RDWR);
+	}
+	cancel_work_sync(&qp->rx_work);
+	cancel_work_sync(&qp->tx_work);
+	if (sock)
+		sock_release(sock);
+
+	if (qp->rx.rqe_busy) {
+		qp->rx.rqe_busy = false;
+		swiw_complete(qp, true, &qp->rx.rqe, IB_WC_WR_FLUSH_ERR, 0,
+			      false);
+	}
+	swiw_flush_ring(qp, &qp->sq, false);
+	swiw_flush_ring(qp, &qp->rq, true);
+
+	if (cm_id) {
+		if (peer)
+			swiw_cm_event(cm_id, IW_CM_EVENT_DISCONNECT);
+		swiw_cm_event(cm_id, IW_CM_EVENT_CLOSE);
+		cm_id->rem_ref(cm_id);
+	}
+}
+
+/**
+ * swiw_attach() - Take the stream iw_cm established for @ibqp.
+ * @ibqp: the QP
+ * @cm_id: the connection's iw_cm id
+ * @sock: the stream, MPA done
+ * @p: what MPA negotiated
+ *
+ * The iw_host_ops.attach of swiw: reports CONNECT_REPLY (initiator) or
+ * ESTABLISHED (responder) and starts both directions.
+ *
+ * Return: 0, or an error for a QP that is not IDLE or a mode swiw does
+ * not run (peer-to-peer: it offers no RTR, so iw_cm never picks it).
+ */
+int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
+		struct socket *sock, const struct iw_host_params *p)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	struct iw_cm_event ev = {};
+	unsigned long flags;
+
+	if (p->p2p)
+		return -EOPNOTSUPP;
+	kernel_getsockname(sock, (struct sockaddr *)&ev.local_addr);
+	kernel_getpeername(sock, (struct sockaddr *)&ev.remote_addr);
+	tcp_sock_set_nodelay(sock->sk);
+	/* Before the QP has it: from then on its close work may release it. */
+	swiw_sock_attach(qp, sock->sk);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != SWIW_QP_IDLE) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		swiw_sock_detach(qp, sock->sk);
+		return -EINVAL;
+	}
+	cm_id->add_ref(cm_id);
+	qp->cm_id = cm_id;
+	qp->sock = sock;
+	qp->crc = p->crc;
+	qp->ird = p->ird;
+	qp->ord = p->ord;
+	qp->tx_msn = 0;
+	qp->state = SWIW_QP_RTS;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	ev.ird = p->ird;
+	ev.ord = p->ord;
+	if (p->initiator) {
+		ev.event = IW_CM_EVENT_CONNECT_REPLY;
+		ev.private_data = (void *)p->pdata;
+		ev.private_data_len = p->pdata_len;
+	} else {
+		ev.event = IW_CM_EVENT_ESTABLISHED;
+	}
+	cm_id->event_handler(cm_id, &ev);
+
+	/* What came in before the callbacks were ours, and what was posted. */
+	swiw_qp_kick(qp, &qp->rx_work);
+	swiw_qp_kick(qp, &qp->tx_work);
+	return 0;
+}
+
+static int swiw_post_one(struct swiw_qp *qp, struct swiw_ring *r,
+			 const struct swiw_wqe *wqe, bool *now)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == SWIW_QP_ERROR && qp->flushed) {
+		/* Nothing is in flight: complete it now (ib_drain_qp). */
+		*now = true;
+	} else if (r == &qp->sq && qp->state == SWIW_QP_IDLE) {
+		ret = -ENOTCONN;
+	} else if (r->head - r->tail >= r->size) {
+		ret = -ENOMEM;
+	} else {
+		r->wqe[r->head & (r->size - 1)] = *wqe;
+		r->head++;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return ret;
+}
+
+static int swiw_send_wqe(struct swiw_qp *qp, const struct ib_send_wr *wr,
+			 struct swiw_wqe *wqe)
+{
+	u32 off = 0;
+	int i;
+
+	if (wr->num_sge > SWIW_MAX_SGE || wr->num_sge < 0)
+		return -EINVAL;
+	memset(wqe, 0, offsetof(struct swiw_wqe, inline_data));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->signaled = qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED);
+	wqe->solicited = wr->send_flags & IB_SEND_SOLICITED;
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+		break;
+	case IB_WR_SEND_WITH_INV:
+		wqe->rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE:
+		wqe->rkey = rdma_wr(wr)->rkey;
+		wqe->raddr = rdma_wr(wr)->remote_addr;
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wqe->bytes + wr->sg_list[i].length < wqe->bytes)
+			return -EINVAL;
+		wqe->bytes += wr->sg_list[i].length;
+	}
+	if (!(wr->send_flags & IB_SEND_INLINE)) {
+		wqe->num_sge = wr->num_sge;
+		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+		return 0;
+	}
+	/* Inline: the data is copied now, the buffers are the caller's again. */
+	if (wqe->bytes > SWIW_MAX_INLINE)
+		return -EINVAL;
+	wqe->inl = true;
+	for (i = 0; i < wr->num_sge; i++) {
+		memcpy(wqe->inline_data + off,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		off += wr->sg_list[i].length;
+	}
+	return 0;
+}
+
+int swiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	struct swiw_wqe wqe;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		bool now = false;
+
+		ret = swiw_send_wqe(qp, wr, &wqe);
+		if (!ret)
+			ret = swiw_post_one(qp, &qp->sq, &wqe, &now);
+		if (ret) {
+			*bad = wr;
+			break;
+		}
+		if (now)
+			swiw_complete(qp, false, &wqe, IB_WC_WR_FLUSH_ERR, 0,
+				      false);
+	}
+	swiw_qp_kick(qp, &qp->tx_work);
+	return ret;
+}
+
+int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad)
+{
+	struct swiw_qp *qp = to_swiw_qp(ibqp);
+	struct swiw_wqe wqe = {};
+	int ret = 0, i;
+
+	for (; wr; wr = wr->next) {
+		bool now = false;
+
+		ret = -EINVAL;
+		if (wr->num_sge > SWIW_MAX_SGE || wr->num_sge < 0)
+			goto bad;
+		wqe.wr_id = wr->wr_id;
+		wqe.num_sge = wr->num_sge;
+		wqe.bytes = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wqe.bytes + wr->sg_list[i].length < wqe.bytes)
+				goto bad;
+			wqe.bytes += wr->sg_list[i].length;
+			wqe.sge[i] = wr->sg_list[i];
+		}
+		ret = swiw_post_one(qp, &qp->rq, &wqe, &now);
+		if (ret)
+			goto bad;
+		if (now)
+			swiw_complete(qp, true, &wqe, IB_WC_WR_FLUSH_ERR, 0,
+				      false);
+	}
+	return 0;
+bad:
+	*bad = wr;
+	return ret;
+}

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# swiw, the software iWARP provider on our iw_cm's host-integrated
+# connections (drivers/infiniband/sw/swiw): `rdma link add swiw0 type
+# swiw netdev swiwd0` on a dummy netdev of its own (10.0.2.1/24: a
+# second iWARP device on dummy0 would share siw0's GID, the MAC, and
+# rdma_cm would bind to whichever it finds first), the port goes ACTIVE,
+# then the kernel client's connection cases on it: both ends on swiw,
+# private data both ways, an RDMA WRITE and a SEND, disconnect; a
+# wildcard listener; reject with private data; a port nobody listens on.  Then swiw with
+# stock siw (siw0 on dummy0), each side active once: connect, WRITE,
+# SEND, disconnect, and reject with private data.  Last, the device is
+# deleted with `rdma link delete` and the module removed.
+#
+# Runs in the siw pass (rxe has no iWARP stack loaded) and needs our
+# iw_cm: swiw uses its iw_host_* exports, which stock iw_cm does not
+# have.  With stock iw_cm the test is skipped, not passed.
+
+SWIW_NETDEV=swiwd0
+SWIW_ADDR=10.0.2.1
+SWIW_DEV=swiw0
+
+swiw_teardown() {
+	dev_exists "$SWIW_DEV" && run swiw-delete 60 rdma link delete "$SWIW_DEV"
+	dev_exists "$SWIW_DEV" && fail "$SWIW_DEV still exists after rdma link delete"
+	mod_present swiw && { run swiw-rmmod 60 rmmod swiw || fail "rmmod swiw failed"; }
+	ip link show "$SWIW_NETDEV" > /dev/null 2>&1 && ip link del "$SWIW_NETDEV"
+}
+
+test_swiw() {
+	local deadline s=$SWIW_ADDR
+
+	if [ "$T" != siw ]; then
+		skip "swiw is iWARP: it runs in the siw pass"
+		return
+	fi
+	if [ -z "$OURS_DIR" ] || [ ! -f "$OURS_DIR/swiw.ko" ]; then
+		skip "no swiw.ko"
+		return
+	fi
+	if [ "$(mod_origin iw_cm)" != ours ]; then
+		skip "swiw needs our iw_cm (iw_host_register); iw_cm here: $(mod_origin iw_cm)"
+		return
+	fi
+	if [ -z "$KCLIENT" ] || [ ! -f "$KCLIENT" ]; then
+		skip "no rdma_cm_kclient.ko (RDMACM_KCLIENT)"
+		return
+	fi
+
+	run swiw-insmod 60 insmod "$OURS_DIR/swiw.ko"
+	expect_rc swiw-insmod 0
+	failed && return 1
+	if ! { run swiw-ip 30 ip link add "$SWIW_NETDEV" type dummy &&
+		run swiw-ip 30 ip addr add "$SWIW_ADDR/24" dev "$SWIW_NETDEV" &&
+		run swiw-ip 30 ip link set "$SWIW_NETDEV" up; }; then
+		fail "cannot set up $SWIW_NETDEV with $SWIW_ADDR/24"
+		swiw_teardown
+		return 1
+	fi
+	run swiw-link 60 rdma link add "$SWIW_DEV" type swiw netdev "$SWIW_NETDEV"
+	expect_rc swiw-link 0
+	# One device per netdev.
+	run swiw-link-again 60 rdma link add swiw1 type swiw netdev "$SWIW_NETDEV"
+	expect_rc_fail swiw-link-again
+	deadline=$((SECONDS + $(tmo 30)))
+	until rdma link show "$SWIW_DEV/1" 2> /dev/null | grep -q 'state ACTIVE'; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			fail "$SWIW_DEV/1 not ACTIVE after $(tmo 30) s"
+			break
+		fi
+		sleep 0.5
+	done
+	if failed; then
+		swiw_teardown
+		return 1
+	fi
+	info "$(rdma link show "$SWIW_DEV/1" 2>&1)"
+
+	kclient_case_at swiw-conn conn "$s" port=7450 write=1 &&
+		kclient_case_at swiw-conn-any conn "$s" port=7451 any=1 &&
+		kclient_case_at swiw-reject reject "$s" port=7452 &&
+		kclient_case_at swiw-refused refused "$s" port=7453 &&
+		kclient_case_at swiw-to-siw conn "$s" port=7454 peer="$ADDR" write=1 &&
+		kclient_case_at swiw-to-siw-reject reject "$s" port=7455 peer="$ADDR" &&
+		kclient_case_at siw-to-swiw conn "$ADDR" port=7456 peer="$s" write=1 &&
+		kclient_case_at siw-to-swiw-reject reject "$ADDR" port=7457 peer="$s"
+	swiw_teardown
+}
