@@ -13,6 +13,7 @@
 #include <linux/net.h>
 #include <linux/uio.h>
 #include <linux/refcount.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -31,6 +32,7 @@
 #define SWIW_MAX_MR		65536
 #define SWIW_MAX_RD_ATOM	32
 #define SWIW_MAX_INLINE		64
+#define SWIW_MAX_FRMR_PAGES	256
 
 struct swiw_dev {
 	struct ib_device ibdev;
@@ -74,8 +76,18 @@ static inline struct swiw_cq *to_swiw_cq(struct ib_cq *ibcq)
 struct swiw_mr {
 	struct ib_mr ibmr;
 	struct rcu_head rcu;
-	int access;
+	struct ib_pd *pd;		/* set before the MR is published */
+	u32 stag;			/* the current key */
+	bool valid;
 	bool dma;			/* any kernel address: get_dma_mr */
+	int access;
+	/* Fast-reg MRs: what the last IB_WR_REG_MR made valid. */
+	u64 iova;
+	u64 length;
+	u64 *pages;			/* kernel addresses of pages */
+	u32 npages;
+	u32 max_pages;
+	u32 page_shift;
 };
 
 static inline struct swiw_mr *to_swiw_mr(struct ib_mr *ibmr)
@@ -83,17 +95,29 @@ static inline struct swiw_mr *to_swiw_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct swiw_mr, ibmr);
 }
 
+/* Where a send queue request is. */
+enum swiw_wqe_state {
+	SWIW_WQE_QUEUED,		/* not sent yet */
+	SWIW_WQE_READING,		/* READ request sent, response due */
+	SWIW_WQE_DONE,			/* complete once those before are */
+};
+
 /* A work request as a queue keeps it; send and receive share the form. */
 struct swiw_wqe {
 	u64 wr_id;
 	enum ib_wr_opcode opcode;
+	enum swiw_wqe_state state;
+	enum ib_wc_status status;
 	bool signaled;
 	bool solicited;
+	bool fence;			/* after every READ before it is done */
 	bool inl;			/* the payload is inline_data */
 	u8 num_sge;
-	u32 rkey;			/* WRITE target; SEND_INV: to invalidate */
+	u32 rkey;			/* WRITE, READ: the peer's; SEND_INV */
 	u64 raddr;
 	u32 bytes;			/* sum of the SGE lengths */
+	struct ib_mr *mr;		/* REG_MR */
+	int access;			/* REG_MR */
 	struct ib_sge sge[SWIW_MAX_SGE];
 	u8 inline_data[SWIW_MAX_INLINE];
 };
@@ -102,7 +126,17 @@ struct swiw_ring {
 	struct swiw_wqe *wqe;
 	u32 size;			/* a power of two */
 	u32 head;			/* free running: next to post */
+	u32 next;			/* send queue: next to send */
 	u32 tail;			/* free running: oldest posted */
+};
+
+/* An inbound READ request, waiting for its response to be sent. */
+struct swiw_rreq {
+	u32 sink_stag;
+	u64 sink_to;
+	u32 size;
+	u32 src_stag;
+	u64 src_to;
 };
 
 enum swiw_qp_state {
@@ -117,6 +151,13 @@ enum swiw_rx_step {
 	SWIW_RX_TRAILER,
 };
 
+/* Where the payload of the FPDU being read goes. */
+enum swiw_rx_target {
+	SWIW_RX_DISCARD,
+	SWIW_RX_RQE,			/* the receive in rqe, at placed */
+	SWIW_RX_TAGGED,			/* tkey at taddr */
+};
+
 /* Inbound state: only the QP's rx_work touches it. */
 struct swiw_rx {
 	enum swiw_rx_step step;
@@ -127,15 +168,24 @@ struct swiw_rx {
 	u32 pad;
 	u32 crc;
 	u8 trailer[3 + SWIW_CRC_LEN];
-	u8 *dst;			/* tagged placement; NULL: see below */
-	bool to_rqe;			/* untagged: into @rqe at @placed */
+	enum swiw_rx_target target;
+	u32 tkey;
+	u64 taddr;
+	int taccess;
 	/* The receive an inbound SEND fills, over its segments. */
 	struct swiw_wqe rqe;
-	struct kvec rqe_map[SWIW_MAX_SGE];
 	bool rqe_busy;
 	bool solicited;
+	u32 inval;			/* SEND with invalidate: the STag */
 	u32 msn;			/* expected SEND MSN */
 	u32 placed;			/* bytes of that SEND placed */
+	u32 rreq_msn;			/* expected READ request MSN */
+	/* The READ whose response is coming in. */
+	bool rd_busy;
+	bool rd_inv;			/* READ with invalidate: the sink's */
+	u32 rd_pos;			/* its place in the send queue */
+	struct ib_sge rd_sink;
+	u32 rd_got;
 };
 
 struct swiw_qp {
@@ -143,14 +193,19 @@ struct swiw_qp {
 	struct swiw_dev *sdev;
 	refcount_t ref;			/* create, iw_cm's iw_add_ref */
 	struct completion freed;
-	spinlock_t lock;		/* state, rings, sock, cm_id */
+	spinlock_t lock;		/* state, rings, irq, sock, cm_id */
 	enum swiw_qp_state state;
 	bool flushed;			/* ERROR and the rings flushed */
 	bool peer_closed;
 	bool sig_all;
+	bool sq_completing;		/* someone reports SQ completions */
 	int access;			/* IB_ACCESS_REMOTE_* the QP allows */
 	struct swiw_ring sq;
 	struct swiw_ring rq;
+	u32 orq_count;			/* our READs the peer has to answer */
+	struct swiw_rreq irq[SWIW_MAX_RD_ATOM];	/* the peer's READs */
+	u32 irq_head;
+	u32 irq_tail;
 	struct socket *sock;
 	struct iw_cm_id *cm_id;
 	bool crc;
@@ -162,6 +217,7 @@ struct swiw_qp {
 	struct work_struct rx_work;
 	struct work_struct close_work;
 	u32 tx_msn;			/* last SEND MSN sent */
+	u32 tx_rreq_msn;		/* last READ request MSN sent */
 	struct swiw_rx rx;
 };
 
@@ -196,11 +252,18 @@ void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited);
 
 /* swiw_mr.c */
 struct ib_mr *swiw_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *swiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int swiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
 struct ib_mr *swiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
 			       u64 virt, int access, struct ib_udata *udata);
 int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-void *swiw_mr_map(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
-		  u64 addr, u32 len, int access);
+struct swiw_qp;
+int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access);
+int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key);
+void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		    u64 addr, u32 len, int access, u32 *piece);
 
 /* swiw_qp.c */
 int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -222,7 +285,8 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 void swiw_qp_fail(struct swiw_qp *qp);
 void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work);
 void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
-		   enum ib_wc_status status, u32 len, bool solicited);
+		   enum ib_wc_status status, u32 len, bool solicited, u32 inval);
+void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);
 
 /* swiw_tx.c */
 void swiw_tx_work(struct work_struct *work);

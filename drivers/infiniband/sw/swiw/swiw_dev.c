@@ -16,8 +16,12 @@ int swiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_qp = SWIW_MAX_QP;
 	attr->max_qp_wr = SWIW_MAX_QP_WR;
-	/* The core gets a DMA MR per kernel PD for its local_dma_lkey. */
-	attr->device_cap_flags = 0;
+	/*
+	 * Fast registration (REG_MR, LOCAL_INV, SEND with invalidate), and
+	 * no local DMA lkey: the core gets a DMA MR per kernel PD for it.
+	 */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = SWIW_MAX_FRMR_PAGES;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = SWIW_MAX_SGE;
 	attr->max_recv_sge = SWIW_MAX_SGE;

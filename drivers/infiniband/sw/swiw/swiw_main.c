@@ -44,6 +44,7 @@ static const struct ib_device_ops swiw_dev_ops = {
 	.owner = THIS_MODULE,
 	.uverbs_abi_ver = 1,
 
+	.alloc_mr = swiw_alloc_mr,
 	.alloc_pd = swiw_alloc_pd,
 	.create_cq = swiw_create_cq,
 	.create_qp = swiw_create_qp,
@@ -59,6 +60,7 @@ static const struct ib_device_ops swiw_dev_ops = {
 	.iw_get_qp = swiw_get_qp,
 	.iw_rem_ref = swiw_qp_put,
 	IW_HOST_DEVICE_OPS,
+	.map_mr_sg = swiw_map_mr_sg,
 	.modify_qp = swiw_modify_qp,
 	.poll_cq = swiw_poll_cq,
 	.post_recv = swiw_post_recv,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Memory regions.  An STag is a 24-bit index into the device's table
- * and an 8-bit key (0 for now).  The device has no DMA device, so the
- * core hands it kernel virtual addresses: a DMA MR covers all of them.
+ * and an 8-bit key.  The device has no DMA device, so the core hands it
+ * kernel virtual addresses: a DMA MR covers all of them, a fast-reg MR
+ * a list of pages that IB_WR_REG_MR makes valid (with a new key) and
+ * IB_WR_LOCAL_INV or an inbound SEND with invalidate makes invalid.
  */
 #include <linux/slab.h>
 
@@ -10,9 +12,8 @@
 
 #define SWIW_STAG_INDEX(stag)	((stag) >> 8)
 
-struct ib_mr *swiw_get_dma_mr(struct ib_pd *ibpd, int access)
+static struct swiw_mr *swiw_mr_alloc(struct swiw_dev *sdev)
 {
-	struct swiw_dev *sdev = to_swiw_dev(ibpd->device);
 	struct swiw_mr *mr;
 	u32 index;
 	int ret;
@@ -26,22 +27,90 @@ struct ib_mr *swiw_get_dma_mr(struct ib_pd *ibpd, int access)
 		ret = -ENOMEM;
 		goto err;
 	}
-	mr->access = access;
-	mr->dma = true;
-	mr->ibmr.length = U64_MAX;
-	ret = xa_alloc_cyclic(&sdev->mrs, &index, mr, XA_LIMIT(1, 0xffffff),
+	ret = xa_alloc_cyclic(&sdev->mrs, &index, NULL, XA_LIMIT(1, 0xffffff),
 			      &sdev->mr_next, GFP_KERNEL);
 	if (ret < 0) {
 		kfree(mr);
 		goto err;
 	}
-	mr->ibmr.lkey = index << 8;
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	return &mr->ibmr;
+	mr->stag = index << 8;
+	mr->ibmr.lkey = mr->stag;
+	mr->ibmr.rkey = mr->stag;
+	return mr;
 
 err:
 	atomic_dec(&sdev->nr_mr);
 	return ERR_PTR(ret);
+}
+
+/* Visible to lookups only once complete. */
+static void swiw_mr_publish(struct swiw_dev *sdev, struct swiw_mr *mr)
+{
+	xa_store(&sdev->mrs, SWIW_STAG_INDEX(mr->stag), mr, GFP_KERNEL);
+}
+
+struct ib_mr *swiw_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct swiw_dev *sdev = to_swiw_dev(ibpd->device);
+	struct swiw_mr *mr = swiw_mr_alloc(sdev);
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->access = access;
+	mr->dma = true;
+	mr->valid = true;
+	mr->pd = ibpd;
+	mr->ibmr.length = U64_MAX;
+	swiw_mr_publish(sdev, mr);
+	return &mr->ibmr;
+}
+
+struct ib_mr *swiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct swiw_dev *sdev = to_swiw_dev(ibpd->device);
+	struct swiw_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SWIW_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = swiw_mr_alloc(sdev);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
+		atomic_dec(&sdev->nr_mr);
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_pages = max_num_sg;
+	mr->pd = ibpd;
+	swiw_mr_publish(sdev, mr);
+	return &mr->ibmr;
+}
+
+static int swiw_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct swiw_mr *mr = to_swiw_mr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+int swiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct swiw_mr *mr = to_swiw_mr(ibmr);
+
+	if (!mr->pages || !is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	mr->npages = 0;
+	mr->page_shift = ilog2(ibmr->page_size);
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, swiw_set_page);
 }
 
 /* User memory comes with the user verbs ABI, not yet. */
@@ -51,42 +120,129 @@ struct ib_mr *swiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
+static void swiw_mr_free(struct rcu_head *rcu)
+{
+	struct swiw_mr *mr = container_of(rcu, struct swiw_mr, rcu);
+
+	kfree(mr->pages);
+	kfree(mr);
+}
+
 int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct swiw_dev *sdev = to_swiw_dev(ibmr->device);
 	struct swiw_mr *mr = to_swiw_mr(ibmr);
 
-	xa_erase(&sdev->mrs, SWIW_STAG_INDEX(ibmr->lkey));
+	xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
 	atomic_dec(&sdev->nr_mr);
-	/* A lookup may still hold it under RCU. */
-	kfree_rcu(mr, rcu);
+	/* A lookup may still be reading it under RCU. */
+	call_rcu(&mr->rcu, swiw_mr_free);
 	return 0;
 }
 
 /**
- * swiw_mr_map() - Kernel address of a range an STag names.
+ * swiw_mr_reg() - Carry out an IB_WR_REG_MR in send queue order.
+ * @qp: the QP it was posted on
+ * @ibmr: the MR
+ * @key: its new STag (the index must stay)
+ * @access: the access it grants
+ *
+ * Return: 0, or -EINVAL for an MR of another PD or device, or a key
+ * with another index.
+ */
+int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
+{
+	struct swiw_mr *mr = to_swiw_mr(ibmr);
+
+	if (ibmr->device != qp->ibqp.device || mr->pd != qp->ibqp.pd ||
+	    !mr->pages || SWIW_STAG_INDEX(key) != SWIW_STAG_INDEX(mr->stag))
+		return -EINVAL;
+	WRITE_ONCE(mr->valid, false);
+	mr->access = access;
+	mr->iova = ibmr->iova;
+	mr->length = ibmr->length;
+	WRITE_ONCE(mr->stag, key);
+	/* The fields above before the MR is seen valid. */
+	smp_store_release(&mr->valid, true);
+	return 0;
+}
+
+/**
+ * swiw_mr_inval() - Make an STag of @pd invalid.
+ * @sdev: the device
+ * @pd: the PD it must belong to
+ * @key: the STag
+ *
+ * Return: 0, or -EINVAL for an STag that is not @pd's fast-reg MR.
+ */
+int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct swiw_mr *mr;
+	int ret = -EINVAL;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
+	if (mr && mr->pages && mr->pd == pd && READ_ONCE(mr->stag) == key) {
+		WRITE_ONCE(mr->valid, false);
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * swiw_mr_piece() - Kernel address of a byte an STag names.
  * @sdev: the device
  * @pd: the PD the STag must belong to
  * @key: the STag (lkey or rkey)
- * @addr: start of the range as the STag's user gives it
- * @len: length of the range
+ * @addr: the byte's address as the STag's user gives it
+ * @len: bytes wanted from there on
  * @access: IB_ACCESS_* the use needs (0: local read)
+ * @piece: how many of @len are contiguous at the returned address
  *
- * Return: the address, or NULL when the STag does not grant it.
+ * Return: the address, or NULL when the STag does not grant all of
+ * [@addr, @addr + @len).
  */
-void *swiw_mr_map(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
-		  u64 addr, u32 len, int access)
+void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		    u64 addr, u32 len, int access, u32 *piece)
 {
 	struct swiw_mr *mr;
 	void *va = NULL;
+	u64 off, first;
+	u32 ps, idx, in;
 
-	if (addr + len < addr)
+	if (!len || addr + len < addr)
 		return NULL;
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
-	if (mr && mr->ibmr.lkey == key && mr->ibmr.pd == pd &&
-	    (mr->access & access) == access && mr->dma && addr)
+	/* Acquire: pairs with swiw_mr_reg()'s release of the fields. */
+	if (!mr || !smp_load_acquire(&mr->valid) ||
+	    READ_ONCE(mr->stag) != key || mr->pd != pd ||
+	    (mr->access & access) != access)
+		goto out;
+	if (mr->dma) {
 		va = (void *)(uintptr_t)addr;
+		*piece = len;
+		goto out;
+	}
+	if (addr < mr->iova || addr + len > mr->iova + mr->length)
+		goto out;
+	ps = 1U << mr->page_shift;
+	first = mr->iova & ~(u64)(ps - 1);
+	off = addr - first;
+	idx = off >> mr->page_shift;
+	in = off & (ps - 1);
+	if (idx >= mr->npages)
+		goto out;
+	*piece = min(len, ps - in);
+	va = (u8 *)(uintptr_t)mr->pages[idx] + in;
+	/* Pages that follow each other in memory make one piece. */
+	while (*piece < len && idx + 1 < mr->npages &&
+	       mr->pages[idx + 1] == mr->pages[idx] + ps) {
+		idx++;
+		*piece = min(len, *piece + ps);
+	}
+out:
 	rcu_read_unlock();
 	return va;
 }

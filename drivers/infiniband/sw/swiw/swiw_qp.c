@@ -244,7 +244,12 @@ static enum ib_wc_opcode swiw_wc_opcode(enum ib_wr_opcode op)
 	case IB_WR_RDMA_WRITE:
 		return IB_WC_RDMA_WRITE;
 	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
 		return IB_WC_RDMA_READ;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	default:
 		return IB_WC_SEND;
 	}
@@ -258,11 +263,12 @@ static enum ib_wc_opcode swiw_wc_opcode(enum ib_wr_opcode op)
  * @status: how it ended
  * @len: bytes received (receives)
  * @solicited: a receive of a solicited SEND
+ * @inval: a receive of a SEND with invalidate: the STag it invalidated
  *
  * An unsignalled send request that succeeded reports nothing.
  */
 void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
-		   enum ib_wc_status status, u32 len, bool solicited)
+		   enum ib_wc_status status, u32 len, bool solicited, u32 inval)
 {
 	struct ib_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -273,6 +279,10 @@ void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 	if (recv) {
 		wc.opcode = IB_WC_RECV;
 		wc.byte_len = len;
+		if (inval) {
+			wc.wc_flags = IB_WC_WITH_INVALIDATE;
+			wc.ex.invalidate_rkey = inval;
+		}
 	} else {
 		if (status == IB_WC_SUCCESS && !wqe->signaled)
 			return;
@@ -280,6 +290,45 @@ void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 	}
 	swiw_cq_add(to_swiw_cq(recv ? qp->ibqp.recv_cq : qp->ibqp.send_cq),
 		    &wc, solicited);
+}
+
+/**
+ * swiw_sq_done() - A send queue request is done; report what is due.
+ * @qp: the QP
+ * @pos: the request's place in the send queue
+ * @status: how it ended
+ *
+ * Completions go out in send queue order: a request done before an
+ * older READ waits for it.  One caller at a time reports them, outside
+ * the lock; the others only mark their request done.
+ */
+void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
+{
+	struct swiw_ring *r = &qp->sq;
+	struct swiw_wqe *w, wqe;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	w = &r->wqe[pos & (r->size - 1)];
+	w->state = SWIW_WQE_DONE;
+	w->status = status;
+	if (qp->sq_completing) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return;
+	}
+	qp->sq_completing = true;
+	for (;;) {
+		w = &r->wqe[r->tail & (r->size - 1)];
+		if (r->tail == r->next || w->state != SWIW_WQE_DONE)
+			break;
+		wqe = *w;
+		r->tail++;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		swiw_complete(qp, false, &wqe, wqe.status, 0, false, 0);
+		spin_lock_irqsave(&qp->lock, flags);
+	}
+	qp->sq_completing = false;
+	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /*
@@ -303,8 +352,10 @@ static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
 		}
 		wqe = r->wqe[r->tail & (r->size - 1)];
 		r->tail++;
+		r->next = max_t(u32, r->next, r->tail);
 		spin_unlock_irqrestore(&qp->lock, flags);
-		swiw_complete(qp, recv, &wqe, IB_WC_WR_FLUSH_ERR, 0, false);
+		swiw_complete(qp, recv, &wqe, IB_WC_WR_FLUSH_ERR, 0, false,
+			      0);
 	}
 }
 
@@ -377,7 +428,7 @@ static void swiw_close_work(struct work_struct *work)
 	if (qp->rx.rqe_busy) {
 		qp->rx.rqe_busy = false;
 		swiw_complete(qp, true, &qp->rx.rqe, IB_WC_WR_FLUSH_ERR, 0,
-			      false);
+			      false, 0);
 	}
 	swiw_flush_ring(qp, &qp->sq, false);
 	swiw_flush_ring(qp, &qp->rq, true);
@@ -486,16 +537,31 @@ static int swiw_send_wqe(struct swiw_qp *qp, const struct ib_send_wr *wr,
 	wqe->opcode = wr->opcode;
 	wqe->signaled = qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED);
 	wqe->solicited = wr->send_flags & IB_SEND_SOLICITED;
+	wqe->fence = wr->send_flags & IB_SEND_FENCE;
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 		break;
 	case IB_WR_SEND_WITH_INV:
 		wqe->rkey = wr->ex.invalidate_rkey;
 		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		/* One sink: max_sge_rd. */
+		if (wr->num_sge != 1 || (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		fallthrough;
 	case IB_WR_RDMA_WRITE:
 		wqe->rkey = rdma_wr(wr)->rkey;
 		wqe->raddr = rdma_wr(wr)->remote_addr;
 		break;
+	case IB_WR_REG_MR:
+		wqe->mr = reg_wr(wr)->mr;
+		wqe->rkey = reg_wr(wr)->key;
+		wqe->access = reg_wr(wr)->access;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		wqe->rkey = wr->ex.invalidate_rkey;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -541,7 +607,7 @@ int swiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		if (now)
 			swiw_complete(qp, false, &wqe, IB_WC_WR_FLUSH_ERR, 0,
-				      false);
+				      false, 0);
 	}
 	swiw_qp_kick(qp, &qp->tx_work);
 	return ret;
@@ -574,7 +640,7 @@ int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			goto bad;
 		if (now)
 			swiw_complete(qp, true, &wqe, IB_WC_WR_FLUSH_ERR, 0,
-				      false);
+				      false, 0);
 	}
 	return 0;
 bad:

@@ -16,6 +16,7 @@ void swiw_rx_reset(struct swiw_rx *rx)
 {
 	memset(rx, 0, sizeof(*rx));
 	rx->msn = 1;
+	rx->rreq_msn = 1;
 }
 
 /* Some of @len bytes, if there are any: >0, 0 at EOF, or an error. */
@@ -27,12 +28,11 @@ static int swiw_recv(struct socket *sock, void *buf, size_t len)
 	return kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_DONTWAIT);
 }
 
-/* Take the oldest receive for a new inbound SEND; map its buffers. */
+/* Take the oldest receive for a new inbound SEND. */
 static int swiw_rx_take_rqe(struct swiw_qp *qp)
 {
 	struct swiw_rx *rx = &qp->rx;
 	unsigned long flags;
-	int i;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->rq.tail == qp->rq.head) {
@@ -42,26 +42,116 @@ static int swiw_rx_take_rqe(struct swiw_qp *qp)
 	rx->rqe = qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
 	qp->rq.tail++;
 	spin_unlock_irqrestore(&qp->lock, flags);
-
 	rx->rqe_busy = true;
 	rx->placed = 0;
-	for (i = 0; i < rx->rqe.num_sge; i++) {
-		const struct ib_sge *sge = &rx->rqe.sge[i];
+	return 0;
+}
 
-		rx->rqe_map[i].iov_len = sge->length;
-		rx->rqe_map[i].iov_base = NULL;
-		if (!sge->length)
-			continue;
-		rx->rqe_map[i].iov_base =
-			swiw_mr_map(qp->sdev, qp->ibqp.pd, sge->lkey, sge->addr,
-				    sge->length, IB_ACCESS_LOCAL_WRITE);
-		if (!rx->rqe_map[i].iov_base) {
-			rx->rqe_busy = false;
-			swiw_complete(qp, true, &rx->rqe, IB_WC_LOC_PROT_ERR,
-				      0, false);
-			return -EFAULT;
-		}
+/* The receive in progress ends with @status (an error). */
+static void swiw_rx_rqe_fail(struct swiw_qp *qp, enum ib_wc_status status)
+{
+	struct swiw_rx *rx = &qp->rx;
+
+	rx->rqe_busy = false;
+	swiw_complete(qp, true, &rx->rqe, status, rx->placed, false, 0);
+}
+
+/* A segment of a SEND: which receive it fills, and where. */
+static int swiw_rx_send(struct swiw_qp *qp, u16 op)
+{
+	struct swiw_rx *rx = &qp->rx;
+	u32 msn = be32_to_cpu(rx->hdr.u.msn);
+	u32 mo = be32_to_cpu(rx->hdr.u.mo);
+	int ret;
+
+	if (be32_to_cpu(rx->hdr.u.qn) != SWIW_QN_SEND)
+		return -EPROTO;
+	if (!rx->rqe_busy) {
+		if (msn != rx->msn || mo)
+			return -EPROTO;
+		ret = swiw_rx_take_rqe(qp);
+		if (ret)
+			return ret;
+		rx->solicited = op == SWIW_OP_SEND_SE ||
+				op == SWIW_OP_SEND_SE_INV;
+		rx->inval = 0;
+		if (op == SWIW_OP_SEND_INV || op == SWIW_OP_SEND_SE_INV)
+			rx->inval = be32_to_cpu(rx->hdr.u.inval_stag);
+	} else if (msn != rx->msn || mo != rx->placed) {
+		return -EPROTO;
 	}
+	if (rx->payload > rx->rqe.bytes - rx->placed) {
+		swiw_rx_rqe_fail(qp, IB_WC_LOC_LEN_ERR);
+		return -EMSGSIZE;
+	}
+	rx->target = SWIW_RX_RQE;
+	return 0;
+}
+
+/* A READ request: queued for tx_work to answer. */
+static int swiw_rx_read_req(struct swiw_qp *qp)
+{
+	struct swiw_hdr_read_req *h = &qp->rx.hdr.rreq;
+	struct swiw_rreq *rr;
+	unsigned long flags;
+
+	if (be32_to_cpu(h->u.qn) != SWIW_QN_READ_REQ ||
+	    be32_to_cpu(h->u.msn) != qp->rx.rreq_msn || h->u.mo ||
+	    qp->rx.payload)
+		return -EPROTO;
+	if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
+		return -EACCES;
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->irq_head - qp->irq_tail >= SWIW_MAX_RD_ATOM) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return -ENOBUFS;
+	}
+	rr = &qp->irq[qp->irq_head % SWIW_MAX_RD_ATOM];
+	rr->sink_stag = be32_to_cpu(h->sink_stag);
+	rr->sink_to = be64_to_cpu(h->sink_to);
+	rr->size = be32_to_cpu(h->size);
+	rr->src_stag = be32_to_cpu(h->src_stag);
+	rr->src_to = be64_to_cpu(h->src_to);
+	qp->irq_head++;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	qp->rx.rreq_msn++;
+	return 0;
+}
+
+/* A segment of a READ response: for our oldest outstanding READ. */
+static int swiw_rx_read_resp(struct swiw_qp *qp)
+{
+	struct swiw_rx *rx = &qp->rx;
+	struct swiw_wqe *w;
+	unsigned long flags;
+	u32 pos;
+
+	if (!rx->rd_busy) {
+		spin_lock_irqsave(&qp->lock, flags);
+		for (pos = qp->sq.tail; pos != qp->sq.next; pos++) {
+			w = &qp->sq.wqe[pos & (qp->sq.size - 1)];
+			if (w->state == SWIW_WQE_READING)
+				break;
+		}
+		if (pos != qp->sq.next) {
+			rx->rd_busy = true;
+			rx->rd_pos = pos;
+			rx->rd_sink = w->sge[0];
+			rx->rd_inv = w->opcode == IB_WR_RDMA_READ_WITH_INV;
+			rx->rd_got = 0;
+		}
+		spin_unlock_irqrestore(&qp->lock, flags);
+		if (!rx->rd_busy)
+			return -EPROTO;
+	}
+	if (be32_to_cpu(rx->hdr.t.stag) != rx->rd_sink.lkey ||
+	    be64_to_cpu(rx->hdr.t.to) != rx->rd_sink.addr + rx->rd_got ||
+	    rx->payload > rx->rd_sink.length - rx->rd_got)
+		return -EPROTO;
+	rx->target = SWIW_RX_TAGGED;
+	rx->tkey = rx->rd_sink.lkey;
+	rx->taddr = rx->rd_sink.addr + rx->rd_got;
+	rx->taccess = IB_ACCESS_LOCAL_WRITE;
 	return 0;
 }
 
@@ -71,93 +161,90 @@ static int swiw_rx_hdr(struct swiw_qp *qp)
 	struct swiw_rx *rx = &qp->rx;
 	u16 ctrl = be16_to_cpu(rx->hdr.u.ctrl);
 	u32 mpa_len = be16_to_cpu(rx->hdr.u.mpa_len);
-	u32 msn, mo;
-	int ret;
+	u16 op = ctrl & SWIW_CTRL_OP_MASK;
+	int ret = 0;
 
 	rx->payload = mpa_len + 2 - rx->hdr_len;
 	rx->pad = swiw_pad(mpa_len);
-	rx->dst = NULL;
-	rx->to_rqe = false;
+	rx->target = SWIW_RX_DISCARD;
 	if (qp->crc)
 		rx->crc = swiw_crc_update(SWIW_CRC_INIT, rx->hdr.raw,
 					  rx->hdr_len);
 
-	switch (ctrl & SWIW_CTRL_OP_MASK) {
+	switch (op) {
 	case SWIW_OP_SEND:
 	case SWIW_OP_SEND_SE:
-		msn = be32_to_cpu(rx->hdr.u.msn);
-		mo = be32_to_cpu(rx->hdr.u.mo);
-		if (be32_to_cpu(rx->hdr.u.qn) != SWIW_QN_SEND)
-			return -EPROTO;
-		if (!rx->rqe_busy) {
-			if (msn != rx->msn || mo)
-				return -EPROTO;
-			ret = swiw_rx_take_rqe(qp);
-			if (ret)
-				return ret;
-			rx->solicited = (ctrl & SWIW_CTRL_OP_MASK) ==
-					SWIW_OP_SEND_SE;
-		} else if (msn != rx->msn || mo != rx->placed) {
-			return -EPROTO;
-		}
-		if (rx->payload > rx->rqe.bytes - rx->placed) {
-			rx->rqe_busy = false;
-			swiw_complete(qp, true, &rx->rqe, IB_WC_LOC_LEN_ERR,
-				      rx->placed, false);
-			return -EMSGSIZE;
-		}
-		rx->to_rqe = true;
+	case SWIW_OP_SEND_INV:
+	case SWIW_OP_SEND_SE_INV:
+		ret = swiw_rx_send(qp, op);
 		break;
 	case SWIW_OP_WRITE:
 		if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
 			return -EACCES;
-		rx->dst = swiw_mr_map(qp->sdev, qp->ibqp.pd,
-				      be32_to_cpu(rx->hdr.t.stag),
-				      be64_to_cpu(rx->hdr.t.to), rx->payload,
-				      IB_ACCESS_REMOTE_WRITE);
-		if (!rx->dst && rx->payload)
-			return -EACCES;
+		rx->target = SWIW_RX_TAGGED;
+		rx->tkey = be32_to_cpu(rx->hdr.t.stag);
+		rx->taddr = be64_to_cpu(rx->hdr.t.to);
+		rx->taccess = IB_ACCESS_REMOTE_WRITE;
 		break;
-	case SWIW_OP_TERMINATE:
-		/* Read it all (it may carry a header), then close. */
+	case SWIW_OP_READ_REQ:
+		ret = swiw_rx_read_req(qp);
+		break;
+	case SWIW_OP_READ_RESP:
+		ret = swiw_rx_read_resp(qp);
 		break;
 	default:
-		/* READ and SEND with invalidate are not taken yet. */
-		return -EOPNOTSUPP;
+		/* TERMINATE: read it all (it may carry a header), then close. */
+		break;
 	}
+	if (ret)
+		return ret;
 	rx->step = rx->payload ? SWIW_RX_PAYLOAD : SWIW_RX_TRAILER;
 	rx->have = 0;
 	return 0;
 }
 
-/* Where the next payload byte goes, and how many may go there. */
-static void *swiw_rx_dst(struct swiw_rx *rx, u32 *room, u8 *scratch,
-			 u32 scratch_len)
+/*
+ * Where the next payload byte goes, and how many may go there; -EFAULT
+ * when the STag does not grant it.
+ */
+static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
+		       u8 *scratch, u32 scratch_len)
 {
+	struct swiw_rx *rx = &qp->rx;
 	u32 left = rx->payload - rx->have;
 	u32 off, i;
 
-	if (rx->dst) {
-		*room = left;
-		return rx->dst + rx->have;
-	}
-	if (!rx->to_rqe) {
-		*room = min(left, scratch_len);
-		return scratch;
-	}
-	off = rx->placed + rx->have;
-	for (i = 0; i < rx->rqe.num_sge; i++) {
-		if (off < rx->rqe_map[i].iov_len) {
-			*room = min_t(u32, left,
-				      rx->rqe_map[i].iov_len - off);
-			return (u8 *)rx->rqe_map[i].iov_base + off;
+	switch (rx->target) {
+	case SWIW_RX_TAGGED:
+		*dst = swiw_mr_piece(qp->sdev, qp->ibqp.pd, rx->tkey,
+				     rx->taddr + rx->have, left, rx->taccess,
+				     room);
+		return *dst ? 0 : -EFAULT;
+	case SWIW_RX_RQE:
+		off = rx->placed + rx->have;
+		for (i = 0; i < rx->rqe.num_sge; i++) {
+			const struct ib_sge *sge = &rx->rqe.sge[i];
+
+			if (off >= sge->length) {
+				off -= sge->length;
+				continue;
+			}
+			*dst = swiw_mr_piece(qp->sdev, qp->ibqp.pd, sge->lkey,
+					     sge->addr + off,
+					     min(sge->length - off, left),
+					     IB_ACCESS_LOCAL_WRITE, room);
+			if (*dst)
+				return 0;
+			break;
 		}
-		off -= rx->rqe_map[i].iov_len;
+		/* swiw_rx_send() checked the room: a bad local STag. */
+		swiw_rx_rqe_fail(qp, IB_WC_LOC_PROT_ERR);
+		return -EFAULT;
+	default:
+		*dst = scratch;
+		*room = min(left, scratch_len);
+		return 0;
 	}
-	/* swiw_rx_hdr() checked that the payload fits. */
-	WARN_ON_ONCE(1);
-	*room = min(left, scratch_len);
-	return scratch;
 }
 
 /* The FPDU is all in and checked: what it completes. */
@@ -165,19 +252,48 @@ static int swiw_rx_done(struct swiw_qp *qp)
 {
 	struct swiw_rx *rx = &qp->rx;
 	u16 ctrl = be16_to_cpu(rx->hdr.u.ctrl);
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	unsigned long flags;
 
 	rx->step = SWIW_RX_HDR;
 	rx->have = 0;
 	switch (ctrl & SWIW_CTRL_OP_MASK) {
 	case SWIW_OP_SEND:
 	case SWIW_OP_SEND_SE:
+	case SWIW_OP_SEND_INV:
+	case SWIW_OP_SEND_SE_INV:
 		rx->placed += rx->payload;
 		if (!(ctrl & SWIW_CTRL_L))
 			return 0;
 		rx->rqe_busy = false;
 		rx->msn++;
+		if (rx->inval &&
+		    swiw_mr_inval(qp->sdev, qp->ibqp.pd, rx->inval)) {
+			swiw_complete(qp, true, &rx->rqe, IB_WC_REM_INV_REQ_ERR,
+				      rx->placed, false, 0);
+			return -EACCES;
+		}
 		swiw_complete(qp, true, &rx->rqe, IB_WC_SUCCESS, rx->placed,
-			      rx->solicited);
+			      rx->solicited, rx->inval);
+		return 0;
+	case SWIW_OP_READ_REQ:
+		swiw_qp_kick(qp, &qp->tx_work);
+		return 0;
+	case SWIW_OP_READ_RESP:
+		rx->rd_got += rx->payload;
+		if (!(ctrl & SWIW_CTRL_L))
+			return 0;
+		if (rx->rd_got != rx->rd_sink.length)
+			return -EPROTO;
+		rx->rd_busy = false;
+		if (rx->rd_inv &&
+		    swiw_mr_inval(qp->sdev, qp->ibqp.pd, rx->rd_sink.lkey))
+			status = IB_WC_LOC_PROT_ERR;
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->orq_count--;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		swiw_sq_done(qp, rx->rd_pos, status);
+		swiw_qp_kick(qp, &qp->tx_work);
 		return 0;
 	case SWIW_OP_TERMINATE:
 		return -ECONNRESET;
@@ -214,7 +330,9 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 			return 0;
 		return swiw_rx_hdr(qp);
 	case SWIW_RX_PAYLOAD:
-		dst = swiw_rx_dst(rx, &room, scratch, sizeof(scratch));
+		n = swiw_rx_dst(qp, &dst, &room, scratch, sizeof(scratch));
+		if (n)
+			return n;
 		n = swiw_recv(sock, dst, room);
 		if (n <= 0)
 			return n ? n : -ESHUTDOWN;

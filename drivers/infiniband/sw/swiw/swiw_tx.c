@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Outbound: the QP's tx_work takes its send queue in order and sends
- * each request as FPDUs.  The work may block in the socket while the
- * peer is slow; the close work's shutdown wakes it.  A request leaves
- * the queue only once its last FPDU is with TCP, so a close flushes
- * the one in flight with the rest.
+ * Outbound: the QP's tx_work is the stream's only writer.  It answers
+ * the peer's READ requests first, then takes the send queue in order:
+ * each request goes out as FPDUs of at most one MSS, a READ as its
+ * request (its response completes it, on the receive side), a REG_MR
+ * or LOCAL_INV is carried out in its turn.  The work may block in the
+ * socket while the peer is slow; the close work's shutdown wakes it.
  */
 #include <linux/tcp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "swiw.h"
+
+/* Payload pieces per FPDU; a message with more takes more FPDUs. */
+#define SWIW_TX_IOV	16
 
 /* FPDUs at most one MSS long, in 8 bytes: what siw sends. */
 static u32 swiw_fpdu_max(struct socket *sock)
@@ -20,76 +24,90 @@ static u32 swiw_fpdu_max(struct socket *sock)
 	return clamp_t(u32, mss, 128, 65536) & ~7U;
 }
 
+/* One message to send: its header and where its payload is. */
 struct swiw_tx_msg {
 	union swiw_hdr hdr;
 	u32 hdr_len;
-	struct kvec data[SWIW_MAX_SGE];
-	int nr_data;
+	enum swiw_rdmap_op op;
+	u64 to;				/* tagged: the first byte's TO */
+	const u8 *inl;			/* inline payload, or */
+	const struct ib_sge *sge;	/* the payload's buffers */
+	u8 num_sge;
+	int access;			/* what their STags must allow */
+	u32 bytes;
 };
 
-/* The local buffers of @wqe as kernel addresses, or false. */
-static bool swiw_tx_map(struct swiw_qp *qp, const struct swiw_wqe *wqe,
-			struct swiw_tx_msg *m)
+/*
+ * Kernel addresses of up to @max payload bytes from @off, in at most
+ * SWIW_TX_IOV pieces.  Return: the bytes found, or -EFAULT when an
+ * STag does not grant its buffer.
+ */
+static int swiw_tx_gather(struct swiw_qp *qp, const struct swiw_tx_msg *m,
+			  u32 off, u32 max, struct kvec *iov, int *n)
 {
+	u32 got = 0, pos = 0, in, piece;
 	int i;
+	void *va;
 
-	m->nr_data = 0;
-	if (wqe->inl) {
-		m->data[0].iov_base = (void *)wqe->inline_data;
-		m->data[0].iov_len = wqe->bytes;
-		m->nr_data = wqe->bytes ? 1 : 0;
-		return true;
+	*n = 0;
+	if (m->inl) {
+		iov[0].iov_base = (void *)(m->inl + off);
+		iov[0].iov_len = max;
+		*n = max ? 1 : 0;
+		return max;
 	}
-	for (i = 0; i < wqe->num_sge; i++) {
-		const struct ib_sge *sge = &wqe->sge[i];
-		void *va;
+	for (i = 0; i < m->num_sge && got < max && *n < SWIW_TX_IOV; i++) {
+		const struct ib_sge *sge = &m->sge[i];
 
-		if (!sge->length)
-			continue;
-		va = swiw_mr_map(qp->sdev, qp->ibqp.pd, sge->lkey, sge->addr,
-				 sge->length, 0);
-		if (!va)
-			return false;
-		m->data[m->nr_data].iov_base = va;
-		m->data[m->nr_data].iov_len = sge->length;
-		m->nr_data++;
-	}
-	return true;
-}
-
-/* Send bytes [@off, @off + @len) of the message in one FPDU. */
-static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
-			struct swiw_tx_msg *m, u32 off, u32 len)
-{
-	struct kvec iov[SWIW_MAX_SGE + 2];
-	u8 trailer[3 + SWIW_CRC_LEN] = {};
-	u32 mpa_len = m->hdr_len - 2 + len;
-	u32 pad = swiw_pad(mpa_len);
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_EOR };
-	u32 pos = 0, total;
-	__le32 crc_le = 0;
-	u32 crc;
-	int i, n = 0;
-
-	m->hdr.u.mpa_len = cpu_to_be16(mpa_len);
-	iov[n].iov_base = &m->hdr;
-	iov[n++].iov_len = m->hdr_len;
-	for (i = 0; i < m->nr_data && len; i++) {
-		u32 seg_len = m->data[i].iov_len;
-		u32 skip, take;
-
-		if (pos + seg_len <= off) {
-			pos += seg_len;
+		if (pos + sge->length <= off) {
+			pos += sge->length;
 			continue;
 		}
-		skip = off > pos ? off - pos : 0;
-		take = min(seg_len - skip, off + len - max(off, pos));
-		iov[n].iov_base = (u8 *)m->data[i].iov_base + skip;
-		iov[n++].iov_len = take;
-		pos += seg_len;
-		if (pos >= off + len)
-			break;
+		in = off + got - pos;
+		while (in < sge->length && got < max && *n < SWIW_TX_IOV) {
+			va = swiw_mr_piece(qp->sdev, qp->ibqp.pd, sge->lkey,
+					   sge->addr + in,
+					   min(sge->length - in, max - got),
+					   m->access, &piece);
+			if (!va)
+				return -EFAULT;
+			iov[*n].iov_base = va;
+			iov[(*n)++].iov_len = piece;
+			in += piece;
+			got += piece;
+		}
+		pos += sge->length;
 	}
+	return got;
+}
+
+/* Send payload bytes from @off, at most @max of them, in one FPDU. */
+static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
+			struct swiw_tx_msg *m, u32 off, u32 max)
+{
+	struct kvec iov[SWIW_TX_IOV + 2];
+	u8 trailer[3 + SWIW_CRC_LEN] = {};
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_EOR };
+	u32 mpa_len, pad, total, len;
+	__le32 crc_le = 0;
+	int i, n, ret;
+	u32 crc;
+
+	ret = swiw_tx_gather(qp, m, off, max, iov + 1, &n);
+	if (ret < 0)
+		return ret;
+	len = ret;
+	n++;
+	mpa_len = m->hdr_len - 2 + len;
+	pad = swiw_pad(mpa_len);
+	m->hdr.u.mpa_len = cpu_to_be16(mpa_len);
+	m->hdr.u.ctrl = cpu_to_be16(swiw_ctrl(m->op, off + len == m->bytes));
+	if (m->hdr_len == sizeof(struct swiw_hdr_tagged))
+		m->hdr.t.to = cpu_to_be64(m->to + off);
+	else
+		m->hdr.u.mo = cpu_to_be32(off);
+	iov[0].iov_base = &m->hdr;
+	iov[0].iov_len = m->hdr_len;
 	if (qp->crc) {
 		crc = SWIW_CRC_INIT;
 		for (i = 0; i < n; i++)
@@ -104,93 +122,190 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 	iov[n++].iov_len = pad + SWIW_CRC_LEN;
 
 	total = 2 + mpa_len + pad + SWIW_CRC_LEN;
-	i = kernel_sendmsg(sock, &msg, iov, n, total);
-	if (i < 0)
-		return i;
-	return i == total ? 0 : -EPIPE;
+	ret = kernel_sendmsg(sock, &msg, iov, n, total);
+	if (ret < 0)
+		return ret;
+	return ret == total ? len : -EPIPE;
 }
 
 static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
-			   const struct swiw_wqe *wqe)
+			   struct swiw_tx_msg *m)
 {
-	struct swiw_tx_msg m;
-	u32 off = 0, max_pay, len;
-	enum swiw_rdmap_op op;
+	u32 off = 0, max_pay;
 	int ret;
 
-	if (!swiw_tx_map(qp, wqe, &m))
-		return -EFAULT;
-	memset(&m.hdr, 0, sizeof(m.hdr));
+	max_pay = swiw_fpdu_max(sock) - m->hdr_len - SWIW_CRC_LEN;
+	do {
+		ret = swiw_tx_fpdu(qp, sock, m, off,
+				   min(m->bytes - off, max_pay));
+		if (ret < 0)
+			return ret;
+		off += ret;
+	} while (off < m->bytes);
+	return 0;
+}
+
+/* A SEND or a WRITE from the send queue. */
+static int swiw_tx_wqe(struct swiw_qp *qp, struct socket *sock,
+		       const struct swiw_wqe *wqe)
+{
+	struct swiw_tx_msg m = {
+		.inl = wqe->inl ? wqe->inline_data : NULL,
+		.sge = wqe->sge,
+		.num_sge = wqe->num_sge,
+		.bytes = wqe->bytes,
+	};
+
 	switch (wqe->opcode) {
 	case IB_WR_RDMA_WRITE:
-		op = SWIW_OP_WRITE;
+		m.op = SWIW_OP_WRITE;
 		m.hdr_len = sizeof(struct swiw_hdr_tagged);
 		m.hdr.t.stag = cpu_to_be32(wqe->rkey);
-		break;
+		m.to = wqe->raddr;
+		return swiw_tx_message(qp, sock, &m);
 	case IB_WR_SEND_WITH_INV:
-		op = wqe->solicited ? SWIW_OP_SEND_SE_INV : SWIW_OP_SEND_INV;
+		m.op = wqe->solicited ? SWIW_OP_SEND_SE_INV : SWIW_OP_SEND_INV;
 		m.hdr.u.inval_stag = cpu_to_be32(wqe->rkey);
-		goto untagged;
+		break;
 	default:
-		op = wqe->solicited ? SWIW_OP_SEND_SE : SWIW_OP_SEND;
-untagged:
-		m.hdr_len = sizeof(struct swiw_hdr_untagged);
-		m.hdr.u.qn = cpu_to_be32(SWIW_QN_SEND);
-		m.hdr.u.msn = cpu_to_be32(++qp->tx_msn);
+		m.op = wqe->solicited ? SWIW_OP_SEND_SE : SWIW_OP_SEND;
 		break;
 	}
-	max_pay = swiw_fpdu_max(sock) - m.hdr_len - SWIW_CRC_LEN;
-	do {
-		len = min(wqe->bytes - off, max_pay);
-		m.hdr.u.ctrl = cpu_to_be16(swiw_ctrl(op, off + len ==
-						     wqe->bytes));
-		if (op == SWIW_OP_WRITE)
-			m.hdr.t.to = cpu_to_be64(wqe->raddr + off);
-		else
-			m.hdr.u.mo = cpu_to_be32(off);
-		ret = swiw_tx_fpdu(qp, sock, &m, off, len);
-		if (ret)
+	m.hdr_len = sizeof(struct swiw_hdr_untagged);
+	m.hdr.u.qn = cpu_to_be32(SWIW_QN_SEND);
+	m.hdr.u.msn = cpu_to_be32(++qp->tx_msn);
+	return swiw_tx_message(qp, sock, &m);
+}
+
+static int swiw_tx_read_req(struct swiw_qp *qp, struct socket *sock,
+			    const struct swiw_wqe *wqe)
+{
+	struct swiw_tx_msg m = {
+		.op = SWIW_OP_READ_REQ,
+		.hdr_len = sizeof(struct swiw_hdr_read_req),
+	};
+	struct swiw_hdr_read_req *h = &m.hdr.rreq;
+
+	h->u.qn = cpu_to_be32(SWIW_QN_READ_REQ);
+	h->u.msn = cpu_to_be32(++qp->tx_rreq_msn);
+	h->sink_stag = cpu_to_be32(wqe->sge[0].lkey);
+	h->sink_to = cpu_to_be64(wqe->sge[0].addr);
+	h->size = cpu_to_be32(wqe->sge[0].length);
+	h->src_stag = cpu_to_be32(wqe->rkey);
+	h->src_to = cpu_to_be64(wqe->raddr);
+	return swiw_tx_message(qp, sock, &m);
+}
+
+/* The response to a peer's READ, from memory its STag grants. */
+static int swiw_tx_read_resp(struct swiw_qp *qp, struct socket *sock,
+			     const struct swiw_rreq *rr)
+{
+	struct ib_sge src = {
+		.addr = rr->src_to,
+		.length = rr->size,
+		.lkey = rr->src_stag,
+	};
+	struct swiw_tx_msg m = {
+		.op = SWIW_OP_READ_RESP,
+		.hdr_len = sizeof(struct swiw_hdr_tagged),
+		.to = rr->sink_to,
+		.sge = &src,
+		.num_sge = 1,
+		.access = IB_ACCESS_REMOTE_READ,
+		.bytes = rr->size,
+	};
+
+	m.hdr.t.stag = cpu_to_be32(rr->sink_stag);
+	return swiw_tx_message(qp, sock, &m);
+}
+
+static bool swiw_is_read(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV;
+}
+
+/* Carry out the send queue request at @pos. */
+static int swiw_tx_sq(struct swiw_qp *qp, struct socket *sock, u32 pos,
+		      const struct swiw_wqe *wqe)
+{
+	int ret;
+
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		/* The response completes it. */
+		return swiw_tx_read_req(qp, sock, wqe);
+	case IB_WR_REG_MR:
+		ret = swiw_mr_reg(qp, wqe->mr, wqe->rkey, wqe->access);
+		break;
+	case IB_WR_LOCAL_INV:
+		ret = swiw_mr_inval(qp->sdev, qp->ibqp.pd, wqe->rkey);
+		break;
+	default:
+		ret = swiw_tx_wqe(qp, sock, wqe);
+		if (ret && ret != -EFAULT)
 			return ret;
-		off += len;
-	} while (off < wqe->bytes);
-	return 0;
+		break;
+	}
+	/* A bad local STag fails this request, then the QP. */
+	swiw_sq_done(qp, pos, ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+	return ret;
 }
 
 void swiw_tx_work(struct work_struct *work)
 {
 	struct swiw_qp *qp = container_of(work, struct swiw_qp, tx_work);
 	struct socket *sock;
-	struct swiw_wqe wqe;
+	struct swiw_rreq rr;
+	struct swiw_wqe *w, wqe;
 	unsigned long flags;
+	u32 pos;
 	int ret;
 
 	for (;;) {
 		spin_lock_irqsave(&qp->lock, flags);
-		if (qp->state != SWIW_QP_RTS || qp->sq.tail == qp->sq.head) {
-			spin_unlock_irqrestore(&qp->lock, flags);
-			return;
-		}
-		wqe = qp->sq.wqe[qp->sq.tail & (qp->sq.size - 1)];
+		if (qp->state != SWIW_QP_RTS)
+			goto idle;
 		/* Released only after the close work cancelled this one. */
 		sock = qp->sock;
+		if (qp->irq_tail != qp->irq_head) {
+			rr = qp->irq[qp->irq_tail % SWIW_MAX_RD_ATOM];
+			spin_unlock_irqrestore(&qp->lock, flags);
+			ret = swiw_tx_read_resp(qp, sock, &rr);
+			if (ret)
+				break;
+			spin_lock_irqsave(&qp->lock, flags);
+			qp->irq_tail++;
+			spin_unlock_irqrestore(&qp->lock, flags);
+			continue;
+		}
+		if (qp->sq.next == qp->sq.head)
+			goto idle;
+		pos = qp->sq.next;
+		w = &qp->sq.wqe[pos & (qp->sq.size - 1)];
+		/* Resumed by the READ response that ends the wait. */
+		if (w->fence && qp->orq_count)
+			goto idle;
+		if (swiw_is_read(w->opcode)) {
+			if (qp->orq_count >= max_t(u32, qp->ord, 1))
+				goto idle;
+			qp->orq_count++;
+			w->state = SWIW_WQE_READING;
+		}
+		qp->sq.next++;
+		wqe = *w;
 		spin_unlock_irqrestore(&qp->lock, flags);
 
-		ret = swiw_tx_message(qp, sock, &wqe);
-		if (ret == -EFAULT) {
-			/* A bad local key: this request fails, then the QP. */
-			spin_lock_irqsave(&qp->lock, flags);
-			qp->sq.tail++;
-			spin_unlock_irqrestore(&qp->lock, flags);
-			swiw_complete(qp, false, &wqe, IB_WC_LOC_PROT_ERR, 0,
-				      false);
-		}
-		if (ret) {
-			swiw_qp_fail(qp);
-			return;
-		}
-		spin_lock_irqsave(&qp->lock, flags);
-		qp->sq.tail++;
-		spin_unlock_irqrestore(&qp->lock, flags);
-		swiw_complete(qp, false, &wqe, IB_WC_SUCCESS, wqe.bytes, false);
+		ret = swiw_tx_sq(qp, sock, pos, &wqe);
+		if (ret)
+			break;
+		cond_resched();
 	}
+	ibdev_dbg(&qp->sdev->ibdev, "QP %u: send error %d\n",
+		  qp->ibqp.qp_num, ret);
+	swiw_qp_fail(qp);
+	return;
+
+idle:
+	spin_unlock_irqrestore(&qp->lock, flags);
 }
