@@ -59,7 +59,7 @@ OURS=${RDMACM_OURS:-}
 # (config_sem, then the listener's handler_mutex, while CQ work takes
 # config_sem) close a cycle in one boot: a stock report on two
 # different ids, which also turns lockdep off for the rest of the boot.
-ONLY_BY_NAME=(nvmeof_rdma)
+ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey cmtime rdma_server_client
 	   riostream veth ipv6 ipv6_ll pyverbs iwpm ucma_fuzz ucma_fuzz_removal

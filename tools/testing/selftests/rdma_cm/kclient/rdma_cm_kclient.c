@@ -78,6 +78,10 @@ static bool write;
 module_param(write, bool, 0444);
 MODULE_PARM_DESC(write, "conn: an RDMA WRITE to the passive side's buffer before the SEND");
 
+static bool read;
+module_param(read, bool, 0444);
+MODULE_PARM_DESC(read, "conn: an RDMA READ of the passive side's buffer after the SEND");
+
 static bool any;
 module_param(any, bool, 0444);
 MODULE_PARM_DESC(any, "the connection cases listen on the wildcard address");
@@ -809,31 +813,44 @@ static int kc_poll(struct kc_side *side, enum ib_wc_opcode opcode,
 #define KC_WRITE_MSG	"kc-write: placed by the peer"
 
 /*
- * "write": an unsignalled RDMA WRITE into the passive side's buffer
- * (its PD's global rkey); the SEND after it arrives after it.
+ * An RDMA WRITE or READ of @len bytes at @off between the two sides'
+ * buffers, through the passive side's PD's global rkey.
  */
-static int kc_write(struct kc_conn *c)
+static int kc_post_rdma(struct kc_conn *c, enum ib_wr_opcode op,
+			unsigned int off, size_t len, int flags)
 {
 	struct ib_rdma_wr wr = {};
 	struct ib_send_wr *bad;
 	struct ib_sge sge;
 	int ret;
 
-	strscpy(c->active.buf + KC_WRITE_OFF, KC_WRITE_MSG,
-		PAGE_SIZE - KC_WRITE_OFF);
-	sge.addr = c->active.dma + KC_WRITE_OFF;
-	sge.length = sizeof(KC_WRITE_MSG);
+	sge.addr = c->active.dma + off;
+	sge.length = len;
 	sge.lkey = c->pd->local_dma_lkey;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
-	wr.wr.opcode = IB_WR_RDMA_WRITE;
-	wr.remote_addr = c->passive.dma + KC_WRITE_OFF;
+	wr.wr.opcode = op;
+	wr.wr.send_flags = flags;
+	wr.remote_addr = c->passive.dma + off;
 	wr.rkey = kc_pd(c, &c->passive)->unsafe_global_rkey;
 	ret = ib_post_send(c->active.log.id->qp, &wr.wr,
 			   (const struct ib_send_wr **)&bad);
 	if (ret)
-		kc_fail("RDMA WRITE: ib_post_send: %d", ret);
+		kc_fail("RDMA %s: ib_post_send: %d",
+			op == IB_WR_RDMA_READ ? "READ" : "WRITE", ret);
 	return ret;
+}
+
+/*
+ * "write": an unsignalled RDMA WRITE into the passive side's buffer;
+ * the SEND after it arrives after it.
+ */
+static int kc_write(struct kc_conn *c)
+{
+	strscpy(c->active.buf + KC_WRITE_OFF, KC_WRITE_MSG,
+		PAGE_SIZE - KC_WRITE_OFF);
+	return kc_post_rdma(c, IB_WR_RDMA_WRITE, KC_WRITE_OFF,
+			    sizeof(KC_WRITE_MSG), 0);
 }
 
 /* The WRITE is in the passive side's buffer once the SEND is. */
@@ -845,6 +862,28 @@ static int kc_write_check(struct kc_conn *c)
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/* "read": what the active side reads, and where, in both buffers. */
+#define KC_READ_OFF	3072
+#define KC_READ_MSG	"kc-read: fetched from the peer"
+
+/* "read": the active side READs a string from the passive side's buffer. */
+static int kc_read(struct kc_conn *c)
+{
+	int ret;
+
+	strscpy(c->passive.buf + KC_READ_OFF, KC_READ_MSG,
+		PAGE_SIZE - KC_READ_OFF);
+	ret = kc_post_rdma(c, IB_WR_RDMA_READ, KC_READ_OFF,
+			   sizeof(KC_READ_MSG), IB_SEND_SIGNALED) ?:
+	      kc_poll(&c->active, IB_WC_RDMA_READ, 0, "RDMA READ");
+	if (!ret && strcmp(c->active.buf + KC_READ_OFF, KC_READ_MSG)) {
+		kc_fail("RDMA READ: the active buffer has '%.32s'",
+			(char *)c->active.buf + KC_READ_OFF);
+		ret = -EPROTO;
+	}
+	return ret;
 }
 
 /* One SEND from the active side to the passive side's posted receive. */
@@ -881,7 +920,8 @@ static int kc_send(struct kc_conn *c)
 	return kc_poll(&c->active, IB_WC_SEND, 0, "send") ?:
 	       kc_poll(&c->passive, IB_WC_RECV,
 		       c->ud ? sizeof(struct ib_grh) : 0, "receive") ?:
-	       (write ? kc_write_check(c) : 0);
+	       (write ? kc_write_check(c) : 0) ?:
+	       (read ? kc_read(c) : 0);
 }
 
 /*
@@ -892,7 +932,7 @@ static int kc_conn_peer(struct kc_conn *c, struct ib_device *dev)
 {
 	int ret;
 
-	c->ppd = ib_alloc_pd(dev, write ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
+	c->ppd = ib_alloc_pd(dev, write || read ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 	if (IS_ERR(c->ppd)) {
 		ret = PTR_ERR(c->ppd);
 		c->ppd = NULL;
@@ -997,7 +1037,7 @@ static int kc_conn_active(struct kc_conn *c, u16 p)
 		return ret;
 
 	dev = id->device;
-	c->pd = ib_alloc_pd(dev, write ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
+	c->pd = ib_alloc_pd(dev, write || read ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 	if (IS_ERR(c->pd)) {
 		ret = PTR_ERR(c->pd);
 		c->pd = NULL;

@@ -173,7 +173,7 @@ phase_end
 if [ -z "${TESTS:-}" ]; then
 	phase_start nvmeof-guest
 	"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/nvmeof" \
-		-j guest_check.sh -a "stock=$STOCK,tests=nvmeof_rdma" \
+		-j guest_check.sh -a "stock=$STOCK,tests=nvmeof_rdma+swiw_nvmeof" \
 		-m "${ours_for_selftests// /,}" -d "$oursdir" -t 1200 > /dev/null 2>&1
 	rc=$?
 	grep -E '^(not )?ok ' "$out/nvmeof/job.log" 2>/dev/null | sed 's/^/nvmeof guest: /'

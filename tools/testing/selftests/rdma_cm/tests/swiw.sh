@@ -27,25 +27,26 @@ swiw_teardown() {
 	ip link show "$SWIW_NETDEV" > /dev/null 2>&1 && ip link del "$SWIW_NETDEV"
 }
 
-test_swiw() {
-	local deadline s=$SWIW_ADDR
-
+# Whether swiw can run here; a skip says why not.
+swiw_usable() {
 	if [ "$T" != siw ]; then
 		skip "swiw is iWARP: it runs in the siw pass"
-		return
+		return 1
 	fi
 	if [ -z "$OURS_DIR" ] || [ ! -f "$OURS_DIR/swiw.ko" ]; then
 		skip "no swiw.ko"
-		return
+		return 1
 	fi
 	if [ "$(mod_origin iw_cm)" != ours ]; then
 		skip "swiw needs our iw_cm (iw_host_register); iw_cm here: $(mod_origin iw_cm)"
-		return
+		return 1
 	fi
-	if [ -z "$KCLIENT" ] || [ ! -f "$KCLIENT" ]; then
-		skip "no rdma_cm_kclient.ko (RDMACM_KCLIENT)"
-		return
-	fi
+	return 0
+}
+
+# swiw.ko loaded, swiw0 on swiwd0 with SWIW_ADDR, its port ACTIVE.
+swiw_setup() {
+	local deadline
 
 	run swiw-insmod 60 insmod "$OURS_DIR/swiw.ko"
 	expect_rc swiw-insmod 0
@@ -75,14 +76,42 @@ test_swiw() {
 		return 1
 	fi
 	info "$(rdma link show "$SWIW_DEV/1" 2>&1)"
+}
 
-	kclient_case_at swiw-conn conn "$s" port=7450 write=1 &&
+test_swiw() {
+	local s=$SWIW_ADDR
+
+	swiw_usable || return
+	if [ -z "$KCLIENT" ] || [ ! -f "$KCLIENT" ]; then
+		skip "no rdma_cm_kclient.ko (RDMACM_KCLIENT)"
+		return
+	fi
+	swiw_setup || return 1
+
+	kclient_case_at swiw-conn conn "$s" port=7450 write=1 read=1 &&
 		kclient_case_at swiw-conn-any conn "$s" port=7451 any=1 &&
 		kclient_case_at swiw-reject reject "$s" port=7452 &&
 		kclient_case_at swiw-refused refused "$s" port=7453 &&
-		kclient_case_at swiw-to-siw conn "$s" port=7454 peer="$ADDR" write=1 &&
+		kclient_case_at swiw-to-siw conn "$s" port=7454 peer="$ADDR" write=1 read=1 &&
 		kclient_case_at swiw-to-siw-reject reject "$s" port=7455 peer="$ADDR" &&
-		kclient_case_at siw-to-swiw conn "$ADDR" port=7456 peer="$s" write=1 &&
+		kclient_case_at siw-to-swiw conn "$ADDR" port=7456 peer="$s" write=1 read=1 &&
 		kclient_case_at siw-to-swiw-reject reject "$ADDR" port=7457 peer="$s"
 	swiw_teardown
+}
+
+# NVMe-oF (tests/ulp.sh's nvmeof_rdma) with both ends on swiw0: fast
+# registration, READs and WRITEs of a kernel ULP.  Like nvmeof_rdma it
+# runs alone, in the NVMe-oF boot.
+test_swiw_nvmeof() {
+	swiw_usable || return
+	swiw_setup || return 1
+	ADDR=$SWIW_ADDR
+	test_nvmeof_rdma
+	# After nvmeof's own teardown, if it set one up: nvmet holds the
+	# device until then.
+	if [[ $(trap -p EXIT) == *nvme_teardown* ]]; then
+		trap 'nvme_teardown; swiw_teardown' EXIT
+	else
+		trap 'stop_all; swiw_teardown' EXIT
+	fi
 }
