@@ -199,6 +199,8 @@ struct swiw_qp {
 	bool peer_closed;
 	bool sig_all;
 	bool sq_completing;		/* someone reports SQ completions */
+	bool tx_busy;			/* tx_work is writing a message */
+	u32 term;			/* the TERMINATE to send, or 0 */
 	int access;			/* IB_ACCESS_REMOTE_* the QP allows */
 	struct swiw_ring sq;
 	struct swiw_ring rq;
@@ -290,9 +292,11 @@ void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);
 
 /* swiw_tx.c */
 void swiw_tx_work(struct work_struct *work);
+int swiw_tx_terminate(struct swiw_qp *qp, struct socket *sock, u32 term);
 
 /* swiw_rx.c */
 void swiw_rx_work(struct work_struct *work);
 void swiw_rx_reset(struct swiw_rx *rx);
+u32 swiw_rx_term(int err);
 
 #endif /* SWIW_H */

@@ -406,6 +406,7 @@ static void swiw_close_work(struct work_struct *work)
 	struct socket *sock;
 	unsigned long flags;
 	bool peer;
+	u32 term;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	sock = qp->sock;
@@ -413,11 +414,18 @@ static void swiw_close_work(struct work_struct *work)
 	cm_id = qp->cm_id;
 	qp->cm_id = NULL;
 	peer = qp->peer_closed;
+	/*
+	 * In ERROR tx_work starts no message: unless it is in one, the
+	 * stream is free for the TERMINATE.
+	 */
+	term = qp->tx_busy ? 0 : qp->term;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	if (sock) {
 		/* Its own callbacks back first: they wake a blocked sender. */
 		swiw_sock_detach(qp, sock->sk);
+		if (term)
+			swiw_tx_terminate(qp, sock, term);
 		kernel_sock_shutdown(sock, SHUT_RDWR);
 	}
 	cancel_work_sync(&qp->rx_work);

@@ -366,6 +366,36 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 	return -EINVAL;
 }
 
+/**
+ * swiw_rx_term() - The TERMINATE that tells the peer about an error.
+ * @err: what the receive path found wrong
+ *
+ * Return: the TERMINATE control word, or 0 for an end of the stream
+ * that needs none (EOF, a reset, the peer's own TERMINATE).
+ */
+u32 swiw_rx_term(int err)
+{
+	switch (err) {
+	case -ESHUTDOWN:
+	case -ECONNRESET:
+		return 0;
+	case -EBADMSG:			/* MPA: CRC */
+		return SWIW_TERM(SWIW_TERM_LLP, 0, 0x02);
+	case -EACCES:			/* DDP tagged: invalid STag */
+		return SWIW_TERM(SWIW_TERM_DDP, 1, 0x00);
+	case -EFAULT:			/* DDP tagged: base or bounds */
+		return SWIW_TERM(SWIW_TERM_DDP, 1, 0x01);
+	case -ENOBUFS:			/* DDP untagged: no buffer */
+		return SWIW_TERM(SWIW_TERM_DDP, 2, 0x02);
+	case -EMSGSIZE:			/* DDP untagged: message too long */
+		return SWIW_TERM(SWIW_TERM_DDP, 2, 0x05);
+	case -EOPNOTSUPP:		/* RDMAP remote operation: opcode */
+		return SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x06);
+	default:			/* RDMAP remote operation: unspecified */
+		return SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff);
+	}
+}
+
 void swiw_rx_work(struct work_struct *work)
 {
 	struct swiw_qp *qp = container_of(work, struct swiw_qp, rx_work);
@@ -386,13 +416,14 @@ void swiw_rx_work(struct work_struct *work)
 	} while (!ret);
 	if (ret == -EAGAIN)
 		return;
-	if (ret == -ESHUTDOWN || ret == -ECONNRESET) {
-		spin_lock_irqsave(&qp->lock, flags);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (ret == -ESHUTDOWN || ret == -ECONNRESET)
 		qp->peer_closed = true;
-		spin_unlock_irqrestore(&qp->lock, flags);
-	} else {
+	else if (!qp->term)
+		qp->term = swiw_rx_term(ret);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!qp->peer_closed)
 		ibdev_dbg(&qp->sdev->ibdev, "QP %u: inbound error %d\n",
 			  qp->ibqp.qp_num, ret);
-	}
 	swiw_qp_fail(qp);
 }

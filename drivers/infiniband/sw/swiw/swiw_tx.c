@@ -35,6 +35,7 @@ struct swiw_tx_msg {
 	u8 num_sge;
 	int access;			/* what their STags must allow */
 	u32 bytes;
+	int msg_flags;			/* more for kernel_sendmsg() */
 };
 
 /*
@@ -87,7 +88,9 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 {
 	struct kvec iov[SWIW_TX_IOV + 2];
 	u8 trailer[3 + SWIW_CRC_LEN] = {};
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_EOR };
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | MSG_EOR | m->msg_flags,
+	};
 	u32 mpa_len, pad, total, len;
 	__le32 crc_le = 0;
 	int i, n, ret;
@@ -219,6 +222,33 @@ static int swiw_tx_read_resp(struct swiw_qp *qp, struct socket *sock,
 	return swiw_tx_message(qp, sock, &m);
 }
 
+/**
+ * swiw_tx_terminate() - Tell the peer why the stream ends.
+ * @qp: the QP
+ * @sock: its stream
+ * @term: the TERMINATE control word (swiw_rx_term())
+ *
+ * Best effort and never blocking: the close work sends it only when
+ * tx_work is not in the middle of a message.  Nothing is attached.
+ *
+ * Return: 0, or the socket's error.
+ */
+int swiw_tx_terminate(struct swiw_qp *qp, struct socket *sock, u32 term)
+{
+	struct swiw_tx_msg m = {
+		.op = SWIW_OP_TERMINATE,
+		.hdr_len = sizeof(struct swiw_hdr_terminate),
+		.msg_flags = MSG_DONTWAIT,
+	};
+	int ret;
+
+	m.hdr.term.u.qn = cpu_to_be32(SWIW_QN_TERMINATE);
+	m.hdr.term.u.msn = cpu_to_be32(1);
+	m.hdr.term.term_ctrl = cpu_to_be32(term);
+	ret = swiw_tx_fpdu(qp, sock, &m, 0, 0);
+	return ret < 0 ? ret : 0;
+}
+
 static bool swiw_is_read(enum ib_wr_opcode op)
 {
 	return op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV;
@@ -270,13 +300,16 @@ void swiw_tx_work(struct work_struct *work)
 		sock = qp->sock;
 		if (qp->irq_tail != qp->irq_head) {
 			rr = qp->irq[qp->irq_tail % SWIW_MAX_RD_ATOM];
+			qp->tx_busy = true;
 			spin_unlock_irqrestore(&qp->lock, flags);
 			ret = swiw_tx_read_resp(qp, sock, &rr);
+			spin_lock_irqsave(&qp->lock, flags);
+			qp->tx_busy = false;
+			if (!ret)
+				qp->irq_tail++;
+			spin_unlock_irqrestore(&qp->lock, flags);
 			if (ret)
 				break;
-			spin_lock_irqsave(&qp->lock, flags);
-			qp->irq_tail++;
-			spin_unlock_irqrestore(&qp->lock, flags);
 			continue;
 		}
 		if (qp->sq.next == qp->sq.head)
@@ -294,9 +327,13 @@ void swiw_tx_work(struct work_struct *work)
 		}
 		qp->sq.next++;
 		wqe = *w;
+		qp->tx_busy = true;
 		spin_unlock_irqrestore(&qp->lock, flags);
 
 		ret = swiw_tx_sq(qp, sock, pos, &wqe);
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->tx_busy = false;
+		spin_unlock_irqrestore(&qp->lock, flags);
 		if (ret)
 			break;
 		cond_resched();

@@ -69,6 +69,19 @@ struct swiw_hdr_terminate {
 	__be32 term_ctrl;
 } __packed;
 
+/* The TERMINATE control word (RFC 5040, 7.2): layer, type, code. */
+#define SWIW_TERM(layer, etype, ecode) \
+	((u32)(layer) << 28 | (u32)(etype) << 24 | (u32)(ecode) << 16)
+#define SWIW_TERM_LAYER(term)	((term) >> 28)
+#define SWIW_TERM_ETYPE(term)	(((term) >> 24) & 0xf)
+#define SWIW_TERM_ECODE(term)	(((term) >> 16) & 0xff)
+
+enum swiw_term_layer {
+	SWIW_TERM_RDMAP = 0,
+	SWIW_TERM_DDP = 1,
+	SWIW_TERM_LLP = 2,
+};
+
 union swiw_hdr {
 	struct swiw_hdr_tagged t;
 	struct swiw_hdr_untagged u;
