@@ -26,6 +26,9 @@
 #   mpa.fuzz        iw_cm's MPA frame fuzzer (KUnit suite iw_cm_mpa of
 #                   iw_cm_mpa_kunit.ko) over MPA_FUZZ_FRAMES frames, seed
 #                   MPA_FUZZ_SEED; make check runs its default 20000
+#   swiw_rx.fuzz    swiw's inbound parser fuzzer (KUnit suite swiw_rx of
+#                   swiw_rx_kunit.ko) over SWIW_RX_STREAMS streams, seed
+#                   SWIW_RX_SEED; make check runs its default 1000
 #
 # Arguments (comma-separated by init): NAME=VALUE for the names above.
 set -u
@@ -43,9 +46,11 @@ CMTIME_RXE=10000 CMTIME_SIW=2000 CMTIME_SIW_PAR=8 CMTIME_SECONDS=1200
 UCMA_CONNS=1000 UCMA_PAR=8
 DIFF_COMMANDS=20000 DIFF_SEED=1
 MPA_FUZZ_FRAMES=1000000 MPA_FUZZ_SEED=1
+SWIW_RX_STREAMS=20000 SWIW_RX_SEED=1
 perf_args "TRANSPORTS FUZZ_COMMANDS FUZZ_SEED FUZZ_SECONDS CMTIME_RXE CMTIME_SIW
 	   CMTIME_SIW_PAR CMTIME_SECONDS UCMA_CONNS UCMA_PAR DIFF_COMMANDS
-	   DIFF_SEED MPA_FUZZ_FRAMES MPA_FUZZ_SEED" "$@"
+	   DIFF_SEED MPA_FUZZ_FRAMES MPA_FUZZ_SEED SWIW_RX_STREAMS
+	   SWIW_RX_SEED" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }
 
 # The strict differential leaves out what starts or waits on asynchronous
@@ -224,29 +229,41 @@ diff_compare() { # MODE
 	label "$(echo "$res" | tail -n 1)"
 }
 
-# The MPA fuzzer: the suite's module loaded with a long run; every
-# case of the suite must pass (its results file in debugfs).
-soak_mpa_fuzz() {
-	local ko=$OURS_DIR/iw_cm_mpa_kunit.ko
-	local res=/sys/kernel/debug/kunit/iw_cm_mpa/results
+# A KUnit fuzzer: the suite's module loaded with a long run; every case
+# of the suite must pass (its results file in debugfs).
+soak_kunit_fuzz() { # MODULE SUITE ITERS SEED WHAT
+	local m=$1 suite=$2 iters=$3 seed=$4 what=$5
+	local ko=$OURS_DIR/$m.ko res=/sys/kernel/debug/kunit/$2/results
 
 	if ! [ -f "$ko" ]; then
 		fail "no $ko"
 		return
 	fi
-	if ! run mpa 3600 insmod "$ko" fuzz_iters="$MPA_FUZZ_FRAMES" \
-		fuzz_seed="$MPA_FUZZ_SEED"; then
-		fail "insmod $ko: $(rc_text mpa)"
+	if ! run "$suite" 3600 insmod "$ko" fuzz_iters="$iters" \
+		fuzz_seed="$seed"; then
+		fail "insmod $ko: $(rc_text "$suite")"
 		return
 	fi
-	grep -E '^[[:space:]]*(not )?ok ' "$res" > mpa.ktap 2>&1
-	grep -q '^[[:space:]]*not ok' mpa.ktap && fail "iw_cm_mpa: $(grep 'not ok' mpa.ktap | xargs)"
-	grep -qE '^ok [0-9]+ (- )?iw_cm_mpa$' mpa.ktap || fail "iw_cm_mpa: no suite result"
-	run rmmod 120 rmmod iw_cm_mpa_kunit || fail "rmmod iw_cm_mpa_kunit"
-	label "$MPA_FUZZ_FRAMES MPA frames, seed $MPA_FUZZ_SEED"
+	grep -E '^[[:space:]]*(not )?ok ' "$res" > "$suite.ktap" 2>&1
+	grep -q '^[[:space:]]*not ok' "$suite.ktap" &&
+		fail "$suite: $(grep 'not ok' "$suite.ktap" | xargs)"
+	grep -qE "^ok [0-9]+ (- )?$suite\$" "$suite.ktap" || fail "$suite: no suite result"
+	run rmmod 120 rmmod "$m" || fail "rmmod $m"
+	label "$iters $what, seed $seed"
 }
 
-PLAN=(build mpa.fuzz)
+soak_mpa_fuzz() {
+	soak_kunit_fuzz iw_cm_mpa_kunit iw_cm_mpa "$MPA_FUZZ_FRAMES" \
+		"$MPA_FUZZ_SEED" "MPA frames"
+}
+
+# Loads no swiw.ko: the suite has the parser built in.
+soak_swiw_rx_fuzz() {
+	soak_kunit_fuzz swiw_rx_kunit swiw_rx "$SWIW_RX_STREAMS" \
+		"$SWIW_RX_SEED" "FPDU streams"
+}
+
+PLAN=(build mpa.fuzz swiw_rx.fuzz)
 for t in $TRANSPORTS; do
 	PLAN+=("$t.up" "$t.fuzz" "$t.cmtime" "$t.ucmatose" "$t.down"
 	       "$t.diff.stock" "$t.diff.ours" "$t.diff.strict" "$t.diff.full")
@@ -257,6 +274,7 @@ perf_start "$PERF_RESULTS/work-soak" ${#PLAN[@]}
 BUILD_OK=0
 run_case build build_tools ucma_fuzz && BUILD_OK=1
 run_case mpa.fuzz soak_mpa_fuzz
+run_case swiw_rx.fuzz soak_swiw_rx_fuzz
 for t in $TRANSPORTS; do
 	set_transport "$t"
 	if [ $BUILD_OK = 1 ] && run_case "$t.up" stack_up ours; then

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit: swiw's inbound parser (swiw_rx.c) on a loopback TCP stream.
+ * The test plays the peer: it writes FPDUs, well formed or not, and
+ * runs the QP's receive work over them against one memory region the
+ * size of its kmalloc'd buffer, so a byte placed outside it is a KASAN
+ * report.  A known stream must give the known completions and bytes;
+ * random and mutated streams must end (the peer's EOF at the latest)
+ * with the QP failed, no completion beyond what was posted and nothing
+ * written out of bounds.  The TERMINATE swiw sends is read back and fed
+ * to the parser.  The QP's other files are stubs here.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "swiw_wire.c"
+#include "swiw_rx.c"
+#include "swiw_tx.c"
+
+static unsigned int fuzz_iters = 1000;
+module_param(fuzz_iters, uint, 0444);
+MODULE_PARM_DESC(fuzz_iters, "streams the fuzz case tries (default 1000)");
+
+static unsigned long fuzz_seed = 0x5041;
+module_param(fuzz_seed, ulong, 0444);
+MODULE_PARM_DESC(fuzz_seed, "seed of the fuzz case");
+
+/* The one memory region: FZ_KEY covers [FZ_BASE, FZ_BASE + FZ_LEN). */
+#define FZ_KEY		0x1234500
+#define FZ_BASE		0x10000ULL
+#define FZ_LEN		1024
+#define FZ_NR_RQE	8
+#define FZ_NR_READ	4
+#define FZ_STREAM	8192
+
+struct fz_stats {
+	int recv_ok;
+	int recv_err;
+	int send_done;
+	int fails;
+	u32 recv_len[FZ_NR_RQE + 1];
+};
+
+static u8 *fz_mem;
+static struct fz_stats fz;
+
+/* Stubs for what swiw_rx.c takes from the rest of swiw. */
+void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
+		   enum ib_wc_status status, u32 len, bool solicited, u32 inval)
+{
+	if (!recv)
+		return;
+	if (status == IB_WC_SUCCESS) {
+		if (fz.recv_ok < ARRAY_SIZE(fz.recv_len))
+			fz.recv_len[fz.recv_ok] = len;
+		fz.recv_ok++;
+	} else {
+		fz.recv_err++;
+	}
+}
+
+void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
+{
+	qp->sq.wqe[pos & (qp->sq.size - 1)].state = SWIW_WQE_DONE;
+	fz.send_done++;
+}
+
+void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work)
+{
+}
+
+void swiw_qp_fail(struct swiw_qp *qp)
+{
+	qp->state = SWIW_QP_ERROR;
+	fz.fails++;
+}
+
+int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
+{
+	return -EINVAL;
+}
+
+int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	return key == FZ_KEY ? 0 : -EINVAL;
+}
+
+/* In pieces of at most 100 bytes, to cross piece boundaries. */
+void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		    u64 addr, u32 len, int access, u32 *piece)
+{
+	if (key != FZ_KEY || !len || addr < FZ_BASE ||
+	    addr + len > FZ_BASE + FZ_LEN || addr + len < addr)
+		return NULL;
+	*piece = min(len, 100U);
+	return fz_mem + (addr - FZ_BASE);
+}
+
+struct fz_ctx {
+	struct swiw_dev sdev;
+	struct swiw_qp qp;
+	struct swiw_wqe rq[FZ_NR_RQE];
+	struct swiw_wqe sq[FZ_NR_READ];
+	struct socket *srv;
+	struct socket *cli;
+	u8 stream[FZ_STREAM];
+	u32 len;			/* bytes of stream built */
+	u32 msn;			/* next SEND MSN to use */
+	u32 rd_msn;			/* next READ request MSN */
+	u32 rd_next;			/* next READ to answer */
+	bool crc;
+};
+
+static int fz_pair(struct fz_ctx *c)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct socket *l;
+	int ret;
+
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &l);
+	if (ret)
+		return ret;
+	ret = kernel_bind(l, (struct sockaddr *)&a, sizeof(a)) ?:
+	      kernel_listen(l, 1) ?:
+	      kernel_getsockname(l, (struct sockaddr *)&a);
+	if (ret < 0)
+		goto out;
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &c->cli);
+	if (ret)
+		goto out;
+	ret = kernel_connect(c->cli, (struct sockaddr *)&a, sizeof(a), 0) ?:
+	      kernel_accept(l, &c->srv, 0);
+	if (ret) {
+		sock_release(c->cli);
+		c->cli = NULL;
+	}
+out:
+	sock_release(l);
+	return ret < 0 ? ret : 0;
+}
+
+static int fz_init(struct kunit *test, struct fz_ctx *c, bool crc)
+{
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	memset(&fz, 0, sizeof(fz));
+	memset(fz_mem, 0, FZ_LEN);
+	spin_lock_init(&c->qp.lock);
+	c->qp.sdev = &c->sdev;
+	c->qp.state = SWIW_QP_RTS;
+	c->qp.crc = crc;
+	c->qp.access = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	c->crc = crc;
+	c->msn = 1;
+	c->rd_msn = 1;
+	swiw_rx_reset(&c->qp.rx);
+	/* Receives of 128 bytes each, in two SGEs, across the region. */
+	for (i = 0; i < FZ_NR_RQE; i++) {
+		struct swiw_wqe *w = &c->rq[i];
+
+		w->wr_id = i;
+		w->num_sge = 2;
+		w->sge[0] = (struct ib_sge){ FZ_BASE + i * 128, 50, FZ_KEY };
+		w->sge[1] = (struct ib_sge){ FZ_BASE + i * 128 + 50, 78,
+					     FZ_KEY };
+		w->bytes = 128;
+	}
+	c->qp.rq.wqe = c->rq;
+	c->qp.rq.size = FZ_NR_RQE;
+	c->qp.rq.head = FZ_NR_RQE;
+	/* READs of 64 bytes into the region's last 256, outstanding. */
+	for (i = 0; i < FZ_NR_READ; i++) {
+		struct swiw_wqe *w = &c->sq[i];
+
+		w->opcode = IB_WR_RDMA_READ;
+		w->state = SWIW_WQE_READING;
+		w->num_sge = 1;
+		w->sge[0] = (struct ib_sge){ FZ_BASE + 768 + i * 64, 64,
+					     FZ_KEY };
+	}
+	c->qp.sq.wqe = c->sq;
+	c->qp.sq.size = FZ_NR_READ;
+	c->qp.sq.head = FZ_NR_READ;
+	c->qp.sq.next = FZ_NR_READ;
+	c->qp.orq_count = FZ_NR_READ;
+	KUNIT_ASSERT_EQ(test, fz_pair(c), 0);
+	c->qp.sock = c->srv;
+	return 0;
+}
+
+static void fz_fini(struct fz_ctx *c)
+{
+	if (c->cli)
+		sock_release(c->cli);
+	if (c->srv)
+		sock_release(c->srv);
+	c->cli = NULL;
+	c->srv = NULL;
+}
+
+/* Append one FPDU: header (its first 4 bytes are filled in), payload. */
+static void fz_fpdu(struct fz_ctx *c, union swiw_hdr *h, u32 hdr_len,
+		    u16 ctrl, const u8 *payload, u32 len)
+{
+	u32 mpa_len = hdr_len - 2 + len, pad = swiw_pad(mpa_len);
+	u32 total = 2 + mpa_len + pad + SWIW_CRC_LEN, crc;
+	u8 *p = c->stream + c->len;
+	__le32 crc_le = 0;
+
+	if (c->len + total > FZ_STREAM || mpa_len > U16_MAX)
+		return;
+	h->u.mpa_len = cpu_to_be16(mpa_len);
+	h->u.ctrl = cpu_to_be16(ctrl);
+	memcpy(p, h, hdr_len);
+	memcpy(p + hdr_len, payload, len);
+	memset(p + hdr_len + len, 0, pad);
+	if (c->crc) {
+		crc = swiw_crc_update(SWIW_CRC_INIT, p, hdr_len + len + pad);
+		crc_le = swiw_crc_final(crc);
+	}
+	memcpy(p + hdr_len + len + pad, &crc_le, SWIW_CRC_LEN);
+	c->len += total;
+}
+
+static void fz_send(struct fz_ctx *c, const u8 *data, u32 len, u32 seg)
+{
+	union swiw_hdr h = {};
+	u32 off = 0, n;
+
+	do {
+		n = min(len - off, seg);
+		h.u.qn = cpu_to_be32(SWIW_QN_SEND);
+		h.u.msn = cpu_to_be32(c->msn);
+		h.u.mo = cpu_to_be32(off);
+		fz_fpdu(c, &h, sizeof(h.u),
+			swiw_ctrl(SWIW_OP_SEND, off + n == len), data + off,
+			n);
+		off += n;
+	} while (off < len);
+	c->msn++;
+}
+
+static void fz_write(struct fz_ctx *c, u32 stag, u64 to, const u8 *data,
+		     u32 len)
+{
+	union swiw_hdr h = {};
+
+	h.t.stag = cpu_to_be32(stag);
+	h.t.to = cpu_to_be64(to);
+	fz_fpdu(c, &h, sizeof(h.t), swiw_ctrl(SWIW_OP_WRITE, true), data,
+		len);
+}
+
+static void fz_read_resp(struct fz_ctx *c, const u8 *data, u32 len)
+{
+	union swiw_hdr h = {};
+	u32 i = c->rd_next++ % FZ_NR_READ;
+
+	h.t.stag = cpu_to_be32(FZ_KEY);
+	h.t.to = cpu_to_be64(c->sq[i].sge[0].addr);
+	fz_fpdu(c, &h, sizeof(h.t), swiw_ctrl(SWIW_OP_READ_RESP, true), data,
+		len);
+}
+
+static void fz_read_req(struct fz_ctx *c, u32 size)
+{
+	union swiw_hdr h = {};
+
+	h.rreq.u.qn = cpu_to_be32(SWIW_QN_READ_REQ);
+	h.rreq.u.msn = cpu_to_be32(c->rd_msn++);
+	h.rreq.sink_stag = cpu_to_be32(0x777);
+	h.rreq.size = cpu_to_be32(size);
+	h.rreq.src_stag = cpu_to_be32(FZ_KEY);
+	h.rreq.src_to = cpu_to_be64(FZ_BASE);
+	fz_fpdu(c, &h, sizeof(h.rreq), swiw_ctrl(SWIW_OP_READ_REQ, true),
+		NULL, 0);
+}
+
+/* Run the QP's receive work until the stream ends (or 5 s pass). */
+static void fz_drain(struct fz_ctx *c)
+{
+	unsigned long end = jiffies + 5 * HZ;
+
+	while (c->qp.state == SWIW_QP_RTS && time_before(jiffies, end)) {
+		swiw_rx_work(&c->qp.rx_work);
+		if (c->qp.state == SWIW_QP_RTS)
+			usleep_range(500, 1000);
+	}
+}
+
+/* Send the stream, close our end, and let the QP read it all. */
+static void fz_run(struct kunit *test, struct fz_ctx *c)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = c->stream, .iov_len = c->len };
+
+	if (c->len)
+		KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->cli, &msg, &iov, 1,
+						     c->len), (int)c->len);
+	kernel_sock_shutdown(c->cli, SHUT_WR);
+	fz_drain(c);
+	/* EOF at the latest ends the stream, once. */
+	KUNIT_EXPECT_EQ(test, fz.fails, 1);
+}
+
+static u8 fz_data[512];
+
+/* A known stream: what it places and completes, then EOF. */
+static void swiw_rx_known_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	bool crc;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (crc = false; ; crc = true) {
+		fz_init(test, c, crc);
+		fz_send(c, fz_data, 100, 40);	/* three segments */
+		fz_send(c, fz_data + 7, 0, 40);	/* empty */
+		fz_write(c, FZ_KEY, FZ_BASE + 600, fz_data + 3, 50);
+		fz_read_resp(c, fz_data + 5, 64);
+		fz_read_req(c, 16);
+		fz_run(test, c);
+		KUNIT_EXPECT_EQ(test, fz.recv_ok, 2);
+		KUNIT_EXPECT_EQ(test, fz.recv_len[0], 100U);
+		KUNIT_EXPECT_EQ(test, fz.recv_len[1], 0U);
+		KUNIT_EXPECT_EQ(test, fz.recv_err, 0);
+		/* Two SGEs of the first receive: 50 + 50 of the 100. */
+		KUNIT_EXPECT_EQ(test, memcmp(fz_mem, fz_data, 100), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(fz_mem + 600, fz_data + 3, 50), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(fz_mem + 768, fz_data + 5, 64), 0);
+		KUNIT_EXPECT_EQ(test, fz.send_done, 1);
+		KUNIT_EXPECT_EQ(test, c->qp.irq_head, 1U);
+		KUNIT_EXPECT_TRUE(test, c->qp.peer_closed);
+		fz_fini(c);
+		if (crc)
+			break;
+	}
+}
+
+/*
+ * Each of these ends the stream before anything completes, with the
+ * TERMINATE the close work sends.
+ */
+static void swiw_rx_bad_test(struct kunit *test)
+{
+	static const u32 term[] = {
+		SWIW_TERM(SWIW_TERM_DDP, 1, 0x01),
+		SWIW_TERM(SWIW_TERM_DDP, 1, 0x01),
+		SWIW_TERM(SWIW_TERM_DDP, 2, 0x05),
+		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
+		SWIW_TERM(SWIW_TERM_LLP, 0, 0x02),
+		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
+		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
+		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
+		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
+	};
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	union swiw_hdr h = {};
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < 9; i++) {
+		fz_init(test, c, true);
+		switch (i) {
+		case 0:		/* a WRITE past the region */
+			fz_write(c, FZ_KEY, FZ_BASE + FZ_LEN - 10, fz_data, 11);
+			break;
+		case 1:		/* a WRITE with another STag */
+			fz_write(c, FZ_KEY + 1, FZ_BASE, fz_data, 8);
+			break;
+		case 2:		/* a SEND larger than the receive */
+			fz_send(c, fz_data, 129, 200);
+			break;
+		case 3:		/* a SEND with the wrong MSN */
+			c->msn = 2;
+			fz_send(c, fz_data, 10, 200);
+			break;
+		case 4:		/* a bad CRC */
+			fz_send(c, fz_data, 10, 200);
+			c->stream[c->len - 1] ^= 1;
+			break;
+		case 5:		/* DDP version 2 */
+			h = (union swiw_hdr){};
+			fz_fpdu(c, &h, sizeof(h.u), 0x4243, NULL, 0);
+			break;
+		case 6:		/* an MPA length shorter than the header */
+			fz_send(c, fz_data, 10, 200);
+			c->stream[1] = 4;
+			break;
+		case 7:		/* a READ response nobody asked for */
+			c->qp.sq.next = 0;
+			fz_read_resp(c, fz_data, 64);
+			break;
+		case 8:		/* a READ response longer than the READ */
+			fz_read_resp(c, fz_data, 65);
+			break;
+		}
+		fz_run(test, c);
+		KUNIT_EXPECT_EQ_MSG(test, fz.recv_ok, 0, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, fz.send_done, 0, "case %d", i);
+		KUNIT_EXPECT_FALSE_MSG(test, c->qp.peer_closed, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, c->qp.term, term[i], "case %d", i);
+		fz_fini(c);
+	}
+}
+
+/* A peer that resets mid-FPDU: the stream ends, no TERMINATE. */
+static void swiw_rx_reset_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fz_init(test, c, false);
+	fz_send(c, fz_data, 100, 200);
+	iov.iov_base = c->stream;
+	iov.iov_len = 30;
+	KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->cli, &msg, &iov, 1, 30), 30);
+	/* Linger 0: the close is a reset. */
+	sock_no_linger(c->cli->sk);
+	sock_release(c->cli);
+	c->cli = NULL;
+	fz_drain(c);
+	KUNIT_EXPECT_EQ(test, fz.fails, 1);
+	KUNIT_EXPECT_TRUE(test, c->qp.peer_closed);
+	KUNIT_EXPECT_EQ(test, c->qp.term, 0U);
+	KUNIT_EXPECT_EQ(test, fz.recv_ok, 0);
+	KUNIT_EXPECT_TRUE(test, c->qp.rx.rqe_busy);
+	fz_fini(c);
+}
+
+/*
+ * The TERMINATE the close work sends, as the peer reads it: 24 bytes of
+ * header (queue 2, MSN 1, the control word) and the CRC.  Sent back, it
+ * ends the stream as the peer's close does, with no TERMINATE of ours.
+ */
+static void swiw_rx_terminate_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u32 term = SWIW_TERM(SWIW_TERM_DDP, 2, 0x02);
+	struct msghdr msg = {};
+	struct kvec iov;
+	union swiw_hdr h;
+	__le32 crc;
+	u8 buf[28];
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fz_init(test, c, true);
+	KUNIT_ASSERT_EQ(test, swiw_tx_terminate(&c->qp, c->srv, term), 0);
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->cli, &msg, &iov, 1, sizeof(buf),
+					     MSG_WAITALL), (int)sizeof(buf));
+	memcpy(&h, buf, sizeof(h.term));
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(h.u.mpa_len), 22);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(h.u.ctrl), 0x4147);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(h.u.qn), (u32)SWIW_QN_TERMINATE);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(h.u.msn), 1U);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(h.u.mo), 0U);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(h.term.term_ctrl), term);
+	crc = swiw_crc_final(swiw_crc_update(SWIW_CRC_INIT, buf, 24));
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 24, &crc, 4), 0);
+
+	memcpy(c->stream, buf, sizeof(buf));
+	c->len = sizeof(buf);
+	fz_run(test, c);
+	KUNIT_EXPECT_TRUE(test, c->qp.peer_closed);
+	KUNIT_EXPECT_EQ(test, c->qp.term, 0U);
+	fz_fini(c);
+}
+
+/* Random streams: plausible FPDUs, then mutated. */
+static void swiw_rx_fuzz_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct rnd_state rnd;
+	unsigned int it;
+	u32 r, n, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	prandom_seed_state(&rnd, fuzz_seed);
+	for (it = 0; it < fuzz_iters; it++) {
+		fz_init(test, c, prandom_u32_state(&rnd) & 1);
+		for (n = prandom_u32_state(&rnd) % 8; n; n--) {
+			r = prandom_u32_state(&rnd);
+			switch (r % 5) {
+			case 0:
+				fz_send(c, fz_data, (r >> 8) % 140,
+					1 + (r >> 16) % 80);
+				break;
+			case 1:
+				fz_write(c, FZ_KEY, FZ_BASE + (r >> 8) % FZ_LEN,
+					 fz_data, (r >> 20) % 200);
+				break;
+			case 2:
+				fz_read_resp(c, fz_data, 60 + (r >> 8) % 8);
+				break;
+			case 3:
+				fz_read_req(c, (r >> 8) % 64);
+				break;
+			default:
+				k = min_t(u32, (r >> 8) % 64, FZ_STREAM - c->len);
+				prandom_bytes_state(&rnd, c->stream + c->len, k);
+				c->len += k;
+				break;
+			}
+		}
+		/* Flip bytes, or cut the stream short. */
+		r = prandom_u32_state(&rnd);
+		if (c->len && (r & 3) == 0)
+			c->stream[(r >> 8) % c->len] ^= 1 << (r >> 4) % 8;
+		if (c->len && (r & 12) == 0)
+			c->len = (r >> 16) % c->len;
+		fz_run(test, c);
+		KUNIT_EXPECT_LE(test, fz.recv_ok + fz.recv_err, FZ_NR_RQE);
+		KUNIT_EXPECT_LE(test, fz.send_done, FZ_NR_READ);
+		for (k = 0; k < min_t(int, fz.recv_ok, FZ_NR_RQE); k++)
+			KUNIT_EXPECT_LE(test, fz.recv_len[k], 128U);
+		fz_fini(c);
+		if (test->status == KUNIT_FAILURE)
+			break;
+	}
+}
+
+static int swiw_rx_suite_init(struct kunit_suite *suite)
+{
+	int i;
+
+	/* Exactly the region: a byte placed beyond it is a KASAN report. */
+	fz_mem = kmalloc(FZ_LEN, GFP_KERNEL);
+	for (i = 0; i < sizeof(fz_data); i++)
+		fz_data[i] = i * 7 + 1;
+	return fz_mem ? 0 : -ENOMEM;
+}
+
+static void swiw_rx_suite_exit(struct kunit_suite *suite)
+{
+	kfree(fz_mem);
+}
+
+static struct kunit_case swiw_rx_cases[] = {
+	KUNIT_CASE(swiw_rx_known_test),
+	KUNIT_CASE(swiw_rx_bad_test),
+	KUNIT_CASE(swiw_rx_reset_test),
+	KUNIT_CASE(swiw_rx_terminate_test),
+	KUNIT_CASE(swiw_rx_fuzz_test),
+	{}
+};
+
+static struct kunit_suite swiw_rx_suite = {
+	.name = "swiw_rx",
+	.suite_init = swiw_rx_suite_init,
+	.suite_exit = swiw_rx_suite_exit,
+	.test_cases = swiw_rx_cases,
+};
+
+kunit_test_suites(&swiw_rx_suite);
+
+MODULE_DESCRIPTION("KUnit tests and fuzzing of swiw's inbound parser");
+MODULE_LICENSE("Dual BSD/GPL");
