@@ -54,6 +54,15 @@ static inline struct swiw_dev *to_swiw_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct swiw_dev, ibdev);
 }
 
+/* Count one more object against a device limit; false when at it. */
+static inline bool swiw_count_get(atomic_t *nr, int max)
+{
+	if (atomic_inc_return(nr) <= max)
+		return true;
+	atomic_dec(nr);
+	return false;
+}
+
 struct swiw_pd {
 	struct ib_pd ibpd;
 };

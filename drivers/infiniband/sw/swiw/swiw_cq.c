@@ -20,10 +20,8 @@ int swiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > SWIW_MAX_CQE)
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->nr_cq) > SWIW_MAX_CQ) {
-		atomic_dec(&sdev->nr_cq);
+	if (!swiw_count_get(&sdev->nr_cq, SWIW_MAX_CQ))
 		return -ENOMEM;
-	}
 	cq->size = roundup_pow_of_two(attr->cqe);
 	cq->wc = kvcalloc(cq->size, sizeof(*cq->wc), GFP_KERNEL);
 	if (!cq->wc) {

@@ -104,11 +104,7 @@ int swiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct swiw_dev *sdev = to_swiw_dev(ibpd->device);
 
-	if (atomic_inc_return(&sdev->nr_pd) > SWIW_MAX_PD) {
-		atomic_dec(&sdev->nr_pd);
-		return -ENOMEM;
-	}
-	return 0;
+	return swiw_count_get(&sdev->nr_pd, SWIW_MAX_PD) ? 0 : -ENOMEM;
 }
 
 int swiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

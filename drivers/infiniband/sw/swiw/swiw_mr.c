@@ -12,35 +12,40 @@
 
 #define SWIW_STAG_INDEX(stag)	((stag) >> 8)
 
+/* Undo swiw_mr_alloc() for an MR never published. */
+static void swiw_mr_unalloc(struct swiw_dev *sdev, struct swiw_mr *mr)
+{
+	if (mr->stag)
+		xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
+	atomic_dec(&sdev->nr_mr);
+	kfree(mr->pages);
+	kfree(mr);
+}
+
 static struct swiw_mr *swiw_mr_alloc(struct swiw_dev *sdev)
 {
 	struct swiw_mr *mr;
 	u32 index;
 	int ret;
 
-	if (atomic_inc_return(&sdev->nr_mr) > SWIW_MAX_MR) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	if (!swiw_count_get(&sdev->nr_mr, SWIW_MAX_MR))
+		return ERR_PTR(-ENOMEM);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr) {
-		ret = -ENOMEM;
-		goto err;
+		atomic_dec(&sdev->nr_mr);
+		return ERR_PTR(-ENOMEM);
 	}
+	/* The index stays reserved (NULL) until swiw_mr_publish(). */
 	ret = xa_alloc_cyclic(&sdev->mrs, &index, NULL, XA_LIMIT(1, 0xffffff),
 			      &sdev->mr_next, GFP_KERNEL);
 	if (ret < 0) {
-		kfree(mr);
-		goto err;
+		swiw_mr_unalloc(sdev, mr);
+		return ERR_PTR(ret);
 	}
 	mr->stag = index << 8;
 	mr->ibmr.lkey = mr->stag;
 	mr->ibmr.rkey = mr->stag;
 	return mr;
-
-err:
-	atomic_dec(&sdev->nr_mr);
-	return ERR_PTR(ret);
 }
 
 /* Visible to lookups only once complete. */
@@ -80,9 +85,7 @@ struct ib_mr *swiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_CAST(mr);
 	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
 	if (!mr->pages) {
-		xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
-		atomic_dec(&sdev->nr_mr);
-		kfree(mr);
+		swiw_mr_unalloc(sdev, mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_pages = max_num_sg;

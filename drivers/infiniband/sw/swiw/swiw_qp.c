@@ -44,10 +44,8 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (attr->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    attr->sq_sig_type != IB_SIGNAL_REQ_WR)
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->nr_qp) > SWIW_MAX_QP) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
+	if (!swiw_count_get(&sdev->nr_qp, SWIW_MAX_QP))
+		return -ENOMEM;
 
 	qp->sdev = sdev;
 	qp->sq.size = roundup_pow_of_two(cap->max_send_wr);
@@ -85,7 +83,6 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 err_free:
 	kvfree(qp->sq.wqe);
 	kvfree(qp->rq.wqe);
-err_count:
 	atomic_dec(&sdev->nr_qp);
 	return ret;
 }
@@ -532,6 +529,18 @@ static int swiw_post_one(struct swiw_qp *qp, struct swiw_ring *r,
 	return ret;
 }
 
+/* The bytes @n SGEs cover; -EINVAL past 4 GiB (a message's limit). */
+static int swiw_sge_bytes(const struct ib_sge *sge, int n, u32 *bytes)
+{
+	int i;
+
+	*bytes = 0;
+	for (i = 0; i < n; i++)
+		if (check_add_overflow(*bytes, sge[i].length, bytes))
+			return -EINVAL;
+	return 0;
+}
+
 static int swiw_send_wqe(struct swiw_qp *qp, const struct ib_send_wr *wr,
 			 struct swiw_wqe *wqe)
 {
@@ -573,11 +582,8 @@ static int swiw_send_wqe(struct swiw_qp *qp, const struct ib_send_wr *wr,
 	default:
 		return -EINVAL;
 	}
-	for (i = 0; i < wr->num_sge; i++) {
-		if (wqe->bytes + wr->sg_list[i].length < wqe->bytes)
-			return -EINVAL;
-		wqe->bytes += wr->sg_list[i].length;
-	}
+	if (swiw_sge_bytes(wr->sg_list, wr->num_sge, &wqe->bytes))
+		return -EINVAL;
 	if (!(wr->send_flags & IB_SEND_INLINE)) {
 		wqe->num_sge = wr->num_sge;
 		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
@@ -626,7 +632,7 @@ int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct swiw_qp *qp = to_swiw_qp(ibqp);
 	struct swiw_wqe wqe = {};
-	int ret = 0, i;
+	int ret = 0;
 
 	for (; wr; wr = wr->next) {
 		bool now = false;
@@ -634,15 +640,11 @@ int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		ret = -EINVAL;
 		if (wr->num_sge > SWIW_MAX_SGE || wr->num_sge < 0)
 			goto bad;
+		if (swiw_sge_bytes(wr->sg_list, wr->num_sge, &wqe.bytes))
+			goto bad;
 		wqe.wr_id = wr->wr_id;
 		wqe.num_sge = wr->num_sge;
-		wqe.bytes = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wqe.bytes + wr->sg_list[i].length < wqe.bytes)
-				goto bad;
-			wqe.bytes += wr->sg_list[i].length;
-			wqe.sge[i] = wr->sg_list[i];
-		}
+		memcpy(wqe.sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
 		ret = swiw_post_one(qp, &qp->rq, &wqe, &now);
 		if (ret)
 			goto bad;

@@ -289,6 +289,7 @@ void swiw_tx_work(struct work_struct *work)
 	struct swiw_rreq rr;
 	struct swiw_wqe *w, wqe;
 	unsigned long flags;
+	bool resp;
 	u32 pos;
 	int ret;
 
@@ -298,41 +299,39 @@ void swiw_tx_work(struct work_struct *work)
 			goto idle;
 		/* Released only after the close work cancelled this one. */
 		sock = qp->sock;
-		if (qp->irq_tail != qp->irq_head) {
+		/* The peer's READs first, then the send queue. */
+		resp = qp->irq_tail != qp->irq_head;
+		if (resp) {
 			rr = qp->irq[qp->irq_tail % SWIW_MAX_RD_ATOM];
-			qp->tx_busy = true;
-			spin_unlock_irqrestore(&qp->lock, flags);
-			ret = swiw_tx_read_resp(qp, sock, &rr);
-			spin_lock_irqsave(&qp->lock, flags);
-			qp->tx_busy = false;
-			if (!ret)
-				qp->irq_tail++;
-			spin_unlock_irqrestore(&qp->lock, flags);
-			if (ret)
-				break;
-			continue;
-		}
-		if (qp->sq.next == qp->sq.head)
-			goto idle;
-		pos = qp->sq.next;
-		w = &qp->sq.wqe[pos & (qp->sq.size - 1)];
-		/* Resumed by the READ response that ends the wait. */
-		if (w->fence && qp->orq_count)
-			goto idle;
-		if (swiw_is_read(w->opcode)) {
-			if (qp->orq_count >= max_t(u32, qp->ord, 1))
+		} else {
+			if (qp->sq.next == qp->sq.head)
 				goto idle;
-			qp->orq_count++;
-			w->state = SWIW_WQE_READING;
+			pos = qp->sq.next;
+			w = &qp->sq.wqe[pos & (qp->sq.size - 1)];
+			/* Resumed by the READ response that ends the wait. */
+			if (w->fence && qp->orq_count)
+				goto idle;
+			if (swiw_is_read(w->opcode)) {
+				if (qp->orq_count >= max_t(u32, qp->ord, 1))
+					goto idle;
+				qp->orq_count++;
+				w->state = SWIW_WQE_READING;
+			}
+			qp->sq.next++;
+			wqe = *w;
 		}
-		qp->sq.next++;
-		wqe = *w;
 		qp->tx_busy = true;
 		spin_unlock_irqrestore(&qp->lock, flags);
 
-		ret = swiw_tx_sq(qp, sock, pos, &wqe);
+		if (resp)
+			ret = swiw_tx_read_resp(qp, sock, &rr);
+		else
+			ret = swiw_tx_sq(qp, sock, pos, &wqe);
+
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->tx_busy = false;
+		if (resp && !ret)
+			qp->irq_tail++;
 		spin_unlock_irqrestore(&qp->lock, flags);
 		if (ret)
 			break;
