@@ -34,6 +34,15 @@
 #define SWIW_MAX_INLINE		64
 #define SWIW_MAX_FRMR_PAGES	256
 
+/* Per-device counters: `rdma statistic show link DEV/1`. */
+enum swiw_counter {
+	SWIW_CNT_RTR_SENT,
+	SWIW_CNT_RTR_RECV,
+	SWIW_CNT_TERM_SENT,
+	SWIW_CNT_TERM_RECV,
+	SWIW_CNT_MAX,
+};
+
 struct swiw_dev {
 	struct ib_device ibdev;
 	struct net_device *netdev;
@@ -47,7 +56,13 @@ struct swiw_dev {
 	atomic_t nr_cq;
 	atomic_t nr_pd;
 	atomic_t nr_mr;
+	atomic64_t counter[SWIW_CNT_MAX];
 };
+
+static inline void swiw_count(struct swiw_dev *sdev, enum swiw_counter c)
+{
+	atomic64_inc(&sdev->counter[c]);
+}
 
 static inline struct swiw_dev *to_swiw_dev(struct ib_device *ibdev)
 {
@@ -209,6 +224,8 @@ struct swiw_qp {
 	bool sig_all;
 	bool sq_completing;		/* someone reports SQ completions */
 	bool tx_busy;			/* tx_work is writing a message */
+	bool rtr_send;			/* peer-to-peer initiator: RTR first */
+	bool rtr_wait;			/* peer-to-peer responder: RTR due */
 	u32 term;			/* the TERMINATE to send, or 0 */
 	int access;			/* IB_ACCESS_REMOTE_* the QP allows */
 	struct swiw_ring sq;
@@ -250,6 +267,10 @@ int swiw_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *imm);
 struct net_device *swiw_get_netdev(struct ib_device *ibdev, u32 port);
 void swiw_port_event(struct swiw_dev *sdev, enum ib_event_type type);
+struct rdma_hw_stats *swiw_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port);
+int swiw_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index);
 int swiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int swiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
@@ -295,6 +316,7 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 		struct socket *sock, const struct iw_host_params *p);
 void swiw_qp_fail(struct swiw_qp *qp);
 void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work);
+void swiw_rtr_in(struct swiw_qp *qp, struct socket *sock);
 void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		   enum ib_wc_status status, u32 len, bool solicited, u32 inval);
 void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);

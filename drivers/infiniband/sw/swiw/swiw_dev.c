@@ -89,6 +89,31 @@ struct net_device *swiw_get_netdev(struct ib_device *ibdev, u32 port)
 	return netdev;
 }
 
+static const struct rdma_stat_desc swiw_counters[SWIW_CNT_MAX] = {
+	[SWIW_CNT_RTR_SENT] = { .name = "rtr_sent" },
+	[SWIW_CNT_RTR_RECV] = { .name = "rtr_received" },
+	[SWIW_CNT_TERM_SENT] = { .name = "terminate_sent" },
+	[SWIW_CNT_TERM_RECV] = { .name = "terminate_received" },
+};
+
+struct rdma_hw_stats *swiw_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port)
+{
+	return rdma_alloc_hw_stats_struct(swiw_counters, SWIW_CNT_MAX,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int swiw_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index)
+{
+	struct swiw_dev *sdev = to_swiw_dev(ibdev);
+	int i;
+
+	for (i = 0; i < SWIW_CNT_MAX; i++)
+		stats->value[i] = atomic64_read(&sdev->counter[i]);
+	return SWIW_CNT_MAX;
+}
+
 void swiw_port_event(struct swiw_dev *sdev, enum ib_event_type type)
 {
 	struct ib_event ev = {

@@ -21,8 +21,21 @@ static LIST_HEAD(swiw_devs);
 static DEFINE_SPINLOCK(swiw_devs_lock);
 static DECLARE_WAIT_QUEUE_HEAD(swiw_devs_wait);
 
+static bool p2p;
+module_param(p2p, bool, 0444);
+MODULE_PARM_DESC(p2p, "as initiator, ask for peer-to-peer mode (RFC 6581) with a zero-length RDMA WRITE as RTR");
+
+/* As responder swiw takes either RTR, with or without p2p. */
 static const struct iw_host_ops swiw_host_ops = {
 	.attach = swiw_attach,
+	.rtr_recv = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
+};
+
+static const struct iw_host_ops swiw_host_ops_p2p = {
+	.attach = swiw_attach,
+	.p2p = true,
+	.rtr_send = IW_HOST_RTR_WRITE,
+	.rtr_recv = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
 };
 
 static void swiw_dealloc_driver(struct ib_device *ibdev)
@@ -44,6 +57,7 @@ static const struct ib_device_ops swiw_dev_ops = {
 	.owner = THIS_MODULE,
 	.uverbs_abi_ver = 1,
 
+	.alloc_hw_port_stats = swiw_alloc_hw_port_stats,
 	.alloc_mr = swiw_alloc_mr,
 	.alloc_pd = swiw_alloc_pd,
 	.create_cq = swiw_create_cq,
@@ -54,6 +68,7 @@ static const struct ib_device_ops swiw_dev_ops = {
 	.destroy_cq = swiw_destroy_cq,
 	.destroy_qp = swiw_destroy_qp,
 	.get_dma_mr = swiw_get_dma_mr,
+	.get_hw_stats = swiw_get_hw_stats,
 	.get_netdev = swiw_get_netdev,
 	.get_port_immutable = swiw_get_port_immutable,
 	.iw_add_ref = swiw_qp_get,
@@ -152,7 +167,8 @@ static int swiw_newlink(const char *name, struct net_device *netdev)
 		ib_dealloc_device(ibdev);
 		return ret;
 	}
-	ret = iw_host_register(ibdev, &swiw_host_ops);
+	ret = iw_host_register(ibdev, p2p ? &swiw_host_ops_p2p :
+					    &swiw_host_ops);
 	if (ret)
 		ib_unregister_device(ibdev);
 	return ret;

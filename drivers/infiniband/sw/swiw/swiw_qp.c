@@ -421,8 +421,8 @@ static void swiw_close_work(struct work_struct *work)
 	if (sock) {
 		/* Its own callbacks back first: they wake a blocked sender. */
 		swiw_sock_detach(qp, sock->sk);
-		if (term)
-			swiw_tx_terminate(qp, sock, term);
+		if (term && !swiw_tx_terminate(qp, sock, term))
+			swiw_count(qp->sdev, SWIW_CNT_TERM_SENT);
 		kernel_sock_shutdown(sock, SHUT_RDWR);
 	}
 	cancel_work_sync(&qp->rx_work);
@@ -466,7 +466,11 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 	struct iw_cm_event ev = {};
 	unsigned long flags;
 
-	if (p->p2p)
+	/* swiw sends a WRITE RTR only, and takes a WRITE or READ one. */
+	if (p->p2p && p->initiator && p->rtr != IW_HOST_RTR_WRITE)
+		return -EOPNOTSUPP;
+	if (p->p2p && !p->initiator &&
+	    !(p->rtr & (IW_HOST_RTR_WRITE | IW_HOST_RTR_READ)))
 		return -EOPNOTSUPP;
 	kernel_getsockname(sock, (struct sockaddr *)&ev.local_addr);
 	kernel_getpeername(sock, (struct sockaddr *)&ev.remote_addr);
@@ -487,6 +491,8 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 	qp->ird = p->ird;
 	qp->ord = p->ord;
 	qp->tx_msn = 0;
+	qp->rtr_send = p->p2p && p->initiator;
+	qp->rtr_wait = p->p2p && !p->initiator;
 	qp->state = SWIW_QP_RTS;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
@@ -496,15 +502,48 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 		ev.event = IW_CM_EVENT_CONNECT_REPLY;
 		ev.private_data = (void *)p->pdata;
 		ev.private_data_len = p->pdata_len;
-	} else {
+		cm_id->event_handler(cm_id, &ev);
+	} else if (!p->p2p) {
 		ev.event = IW_CM_EVENT_ESTABLISHED;
+		cm_id->event_handler(cm_id, &ev);
 	}
-	cm_id->event_handler(cm_id, &ev);
+	/* A peer-to-peer responder: ESTABLISHED once the RTR is in. */
 
 	/* What came in before the callbacks were ours, and what was posted. */
 	swiw_qp_kick(qp, &qp->rx_work);
 	swiw_qp_kick(qp, &qp->tx_work);
 	return 0;
+}
+
+/**
+ * swiw_rtr_in() - A peer-to-peer responder's first FPDU is in.
+ * @qp: the QP
+ * @sock: its stream
+ *
+ * The peer's RTR: the connection is established, and this end may
+ * send.  From rx_work.
+ */
+void swiw_rtr_in(struct swiw_qp *qp, struct socket *sock)
+{
+	struct iw_cm_event ev = { .event = IW_CM_EVENT_ESTABLISHED };
+	struct iw_cm_id *cm_id;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->rtr_wait = false;
+	cm_id = qp->cm_id;
+	/* The close work delivers CLOSE after this work, and drops it. */
+	if (cm_id)
+		cm_id->add_ref(cm_id);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	swiw_count(qp->sdev, SWIW_CNT_RTR_RECV);
+	if (cm_id) {
+		kernel_getsockname(sock, (struct sockaddr *)&ev.local_addr);
+		kernel_getpeername(sock, (struct sockaddr *)&ev.remote_addr);
+		cm_id->event_handler(cm_id, &ev);
+		cm_id->rem_ref(cm_id);
+	}
+	swiw_qp_kick(qp, &qp->tx_work);
 }
 
 static int swiw_post_one(struct swiw_qp *qp, struct swiw_ring *r,

@@ -99,7 +99,7 @@ static int swiw_rx_read_req(struct swiw_qp *qp)
 	    be32_to_cpu(h->u.msn) != qp->rx.rreq_msn || h->u.mo ||
 	    qp->rx.payload)
 		return -EPROTO;
-	if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
+	if (h->size && !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
 		return -EACCES;
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->irq_head - qp->irq_tail >= SWIW_MAX_RD_ATOM) {
@@ -179,7 +179,9 @@ static int swiw_rx_hdr(struct swiw_qp *qp)
 		ret = swiw_rx_send(qp, op);
 		break;
 	case SWIW_OP_WRITE:
-		if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
+		/* A zero-length WRITE (an RTR) touches no memory. */
+		if (rx->payload &&
+		    !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
 			return -EACCES;
 		rx->target = SWIW_RX_TAGGED;
 		rx->tkey = be32_to_cpu(rx->hdr.t.stag);
@@ -248,7 +250,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 }
 
 /* The FPDU is all in and checked: what it completes. */
-static int swiw_rx_done(struct swiw_qp *qp)
+static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 {
 	struct swiw_rx *rx = &qp->rx;
 	u16 ctrl = be16_to_cpu(rx->hdr.u.ctrl);
@@ -257,6 +259,9 @@ static int swiw_rx_done(struct swiw_qp *qp)
 
 	rx->step = SWIW_RX_HDR;
 	rx->have = 0;
+	if (unlikely(READ_ONCE(qp->rtr_wait)) &&
+	    (ctrl & SWIW_CTRL_OP_MASK) != SWIW_OP_TERMINATE)
+		swiw_rtr_in(qp, sock);
 	switch (ctrl & SWIW_CTRL_OP_MASK) {
 	case SWIW_OP_SEND:
 	case SWIW_OP_SEND_SE:
@@ -296,6 +301,7 @@ static int swiw_rx_done(struct swiw_qp *qp)
 		swiw_qp_kick(qp, &qp->tx_work);
 		return 0;
 	case SWIW_OP_TERMINATE:
+		swiw_count(qp->sdev, SWIW_CNT_TERM_RECV);
 		return -ECONNRESET;
 	default:
 		return 0;
@@ -361,7 +367,7 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 			if (memcmp(&crc, rx->trailer + rx->pad, SWIW_CRC_LEN))
 				return -EBADMSG;
 		}
-		return swiw_rx_done(qp);
+		return swiw_rx_done(qp, sock);
 	}
 	return -EINVAL;
 }

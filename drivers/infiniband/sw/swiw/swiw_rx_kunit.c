@@ -74,6 +74,11 @@ void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work)
 {
 }
 
+void swiw_rtr_in(struct swiw_qp *qp, struct socket *sock)
+{
+	qp->rtr_wait = false;
+}
+
 void swiw_qp_fail(struct swiw_qp *qp)
 {
 	qp->state = SWIW_QP_ERROR;

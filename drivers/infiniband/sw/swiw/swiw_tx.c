@@ -249,6 +249,22 @@ int swiw_tx_terminate(struct swiw_qp *qp, struct socket *sock, u32 term)
 	return ret < 0 ? ret : 0;
 }
 
+/* A peer-to-peer initiator's RTR: a zero-length WRITE, as siw's. */
+static int swiw_tx_rtr(struct swiw_qp *qp, struct socket *sock)
+{
+	struct swiw_tx_msg m = {
+		.op = SWIW_OP_WRITE,
+		.hdr_len = sizeof(struct swiw_hdr_tagged),
+	};
+	int ret;
+
+	m.hdr.t.stag = cpu_to_be32(1);
+	ret = swiw_tx_message(qp, sock, &m);
+	if (!ret)
+		swiw_count(qp->sdev, SWIW_CNT_RTR_SENT);
+	return ret;
+}
+
 static bool swiw_is_read(enum ib_wr_opcode op)
 {
 	return op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV;
@@ -289,7 +305,7 @@ void swiw_tx_work(struct work_struct *work)
 	struct swiw_rreq rr;
 	struct swiw_wqe *w, wqe;
 	unsigned long flags;
-	bool resp;
+	bool rtr, resp;
 	u32 pos;
 	int ret;
 
@@ -299,11 +315,16 @@ void swiw_tx_work(struct work_struct *work)
 			goto idle;
 		/* Released only after the close work cancelled this one. */
 		sock = qp->sock;
-		/* The peer's READs first, then the send queue. */
-		resp = qp->irq_tail != qp->irq_head;
+		/* Peer-to-peer: nothing before the RTR, either way. */
+		if (qp->rtr_wait)
+			goto idle;
+		/* The RTR, the peer's READs, then the send queue. */
+		rtr = qp->rtr_send;
+		qp->rtr_send = false;
+		resp = !rtr && qp->irq_tail != qp->irq_head;
 		if (resp) {
 			rr = qp->irq[qp->irq_tail % SWIW_MAX_RD_ATOM];
-		} else {
+		} else if (!rtr) {
 			if (qp->sq.next == qp->sq.head)
 				goto idle;
 			pos = qp->sq.next;
@@ -323,7 +344,9 @@ void swiw_tx_work(struct work_struct *work)
 		qp->tx_busy = true;
 		spin_unlock_irqrestore(&qp->lock, flags);
 
-		if (resp)
+		if (rtr)
+			ret = swiw_tx_rtr(qp, sock);
+		else if (resp)
 			ret = swiw_tx_read_resp(qp, sock, &rr);
 		else
 			ret = swiw_tx_sq(qp, sock, pos, &wqe);
