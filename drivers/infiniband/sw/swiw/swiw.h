@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 #include <rdma/iw_host.h>
+#include <rdma/siw-abi.h>
 
 #include "swiw_wire.h"
 
@@ -31,7 +32,7 @@
 #define SWIW_MAX_PD		8192
 #define SWIW_MAX_MR		65536
 #define SWIW_MAX_RD_ATOM	32
-#define SWIW_MAX_INLINE		64
+#define SWIW_MAX_INLINE		SIW_MAX_INLINE
 #define SWIW_MAX_FRMR_PAGES	256
 
 /* Per-device counters: `rdma statistic show link DEV/1`. */
@@ -82,6 +83,16 @@ struct swiw_pd {
 	struct ib_pd ibpd;
 };
 
+struct swiw_ucontext {
+	struct ib_ucontext base;
+};
+
+/* A queue a user process maps (siw's layout, rdma-core's libsiw). */
+struct swiw_umap {
+	struct rdma_user_mmap_entry entry;
+	void *addr;			/* vmalloc_user() memory */
+};
+
 struct swiw_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;		/* ring and arming */
@@ -90,6 +101,10 @@ struct swiw_cq {
 	u32 head;			/* free running: next to fill */
 	u32 tail;			/* free running: next to poll */
 	u8 armed;			/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	/* A user CQ: the ring libsiw polls instead of wc. */
+	struct siw_cqe *ucqe;
+	struct siw_cq_ctrl *uctrl;
+	struct rdma_user_mmap_entry *umap;
 };
 
 static inline struct swiw_cq *to_swiw_cq(struct ib_cq *ibcq)
@@ -100,7 +115,9 @@ static inline struct swiw_cq *to_swiw_cq(struct ib_cq *ibcq)
 struct swiw_mr {
 	struct ib_mr ibmr;
 	struct rcu_head rcu;
+	refcount_t ref;			/* published, and each swiw_mr_piece() */
 	struct ib_pd *pd;		/* set before the MR is published */
+	struct ib_umem *umem;		/* user memory: its pages are pages */
 	u32 stag;			/* the current key */
 	bool valid;
 	bool dma;			/* any kernel address: get_dma_mr */
@@ -227,7 +244,7 @@ struct swiw_qp {
 	bool rtr_send;			/* peer-to-peer initiator: RTR first */
 	bool rtr_wait;			/* peer-to-peer responder: RTR due */
 	u32 term;			/* the TERMINATE to send, or 0 */
-	int access;			/* IB_ACCESS_REMOTE_* the QP allows */
+	int access;			/* as set; reported, not enforced */
 	struct swiw_ring sq;
 	struct swiw_ring rq;
 	u32 orq_count;			/* our READs the peer has to answer */
@@ -247,6 +264,11 @@ struct swiw_qp {
 	u32 tx_msn;			/* last SEND MSN sent */
 	u32 tx_rreq_msn;		/* last READ request MSN sent */
 	struct swiw_rx rx;
+	/* A user QP: the rings libsiw posts to, slot for slot with sq/rq. */
+	struct siw_sqe *usq;
+	struct siw_rqe *urq;
+	struct rdma_user_mmap_entry *usq_map;
+	struct rdma_user_mmap_entry *urq_map;
 };
 
 static inline struct swiw_qp *to_swiw_qp(struct ib_qp *ibqp)
@@ -295,7 +317,16 @@ struct swiw_qp;
 int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access);
 int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key);
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
-		    u64 addr, u32 len, int access, u32 *piece);
+		    u64 addr, u32 len, int access, u32 *piece,
+		    struct swiw_mr **hold);
+void swiw_mr_release(struct swiw_mr *mr);
+
+/* Let go of what swiw_mr_piece() held; process context. */
+static inline void swiw_mr_put(struct swiw_mr *mr)
+{
+	if (mr && refcount_dec_and_test(&mr->ref))
+		swiw_mr_release(mr);
+}
 
 /* swiw_qp.c */
 int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -320,6 +351,20 @@ void swiw_rtr_in(struct swiw_qp *qp, struct socket *sock);
 void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		   enum ib_wc_status status, u32 len, bool solicited, u32 inval);
 void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);
+
+/* swiw_uverbs.c */
+int swiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void swiw_dealloc_ucontext(struct ib_ucontext *uctx);
+int swiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void swiw_mmap_free(struct rdma_user_mmap_entry *entry);
+void *swiw_uqueue_alloc(struct ib_udata *udata, size_t len,
+			struct rdma_user_mmap_entry **map, u64 *key);
+void swiw_uqueue_free(void *addr, struct rdma_user_mmap_entry *map);
+bool swiw_ucq_add(struct swiw_cq *cq, const struct ib_wc *wc,
+		  bool solicited, bool *notify);
+void swiw_usq_fetch(struct swiw_qp *qp);
+void swiw_urq_fetch(struct swiw_qp *qp);
+void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos);
 
 /* swiw_tx.c */
 void swiw_tx_work(struct work_struct *work);

@@ -2,6 +2,7 @@
 /*
  * Completion queues: a ring of work completions under a spinlock.  The
  * queue's work items fill them, consumers poll them from any context.
+ * A user CQ's ring is siw's, which the process maps and polls itself.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -13,30 +14,54 @@ int swiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct swiw_dev *sdev = to_swiw_dev(ibcq->device);
 	struct swiw_cq *cq = to_swiw_cq(ibcq);
+	struct siw_uresp_create_cq resp = {};
+	int ret;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > SWIW_MAX_CQE)
 		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
 	if (!swiw_count_get(&sdev->nr_cq, SWIW_MAX_CQ))
 		return -ENOMEM;
 	cq->size = roundup_pow_of_two(attr->cqe);
-	cq->wc = kvcalloc(cq->size, sizeof(*cq->wc), GFP_KERNEL);
-	if (!cq->wc) {
-		atomic_dec(&sdev->nr_cq);
-		return -ENOMEM;
-	}
 	spin_lock_init(&cq->lock);
 	ibcq->cqe = cq->size;
-	return 0;
+	if (!udata) {
+		cq->wc = kvcalloc(cq->size, sizeof(*cq->wc), GFP_KERNEL);
+		if (cq->wc)
+			return 0;
+		ret = -ENOMEM;
+		goto err;
+	}
+
+	/* The arming word sits behind the elements, in the same mapping. */
+	cq->ucqe = swiw_uqueue_alloc(udata, cq->size * sizeof(*cq->ucqe) +
+				     sizeof(*cq->uctrl), &cq->umap,
+				     &resp.cq_key);
+	if (!cq->ucqe) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	cq->uctrl = (struct siw_cq_ctrl *)&cq->ucqe[cq->size];
+	/* resp.cq_id only shows in libsiw's debug output: 0. */
+	resp.num_cqe = cq->size;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (!ret)
+		return 0;
+	swiw_uqueue_free(cq->ucqe, cq->umap);
+err:
+	atomic_dec(&sdev->nr_cq);
+	return ret;
 }
 
 int swiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct swiw_cq *cq = to_swiw_cq(ibcq);
 
+	if (cq->ucqe)
+		swiw_uqueue_free(cq->ucqe, cq->umap);
 	kvfree(cq->wc);
 	atomic_dec(&to_swiw_dev(ibcq->device)->nr_cq);
 	return 0;
@@ -48,6 +73,9 @@ int swiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 	unsigned long flags;
 	int n = 0;
 
+	/* A user CQ is polled by its process only. */
+	if (cq->ucqe)
+		return 0;
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num && cq->tail != cq->head) {
 		wc[n++] = cq->wc[cq->tail & (cq->size - 1)];
@@ -88,7 +116,9 @@ void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 	unsigned long flags;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->head - cq->tail >= cq->size) {
+	if (cq->ucqe) {
+		overflow = !swiw_ucq_add(cq, wc, solicited, &notify);
+	} else if (cq->head - cq->tail >= cq->size) {
 		overflow = true;
 	} else {
 		cq->wc[cq->head & (cq->size - 1)] = *wc;

@@ -25,6 +25,15 @@ static bool p2p;
 module_param(p2p, bool, 0444);
 MODULE_PARM_DESC(p2p, "as initiator, ask for peer-to-peer mode (RFC 6581) with a zero-length RDMA WRITE as RTR");
 
+/*
+ * rdma-core's siw provider binds to a device by driver id only: with
+ * user_verbs swiw takes siw's.  siw itself must then not be loaded: its
+ * module exit unregisters every device of that id.
+ */
+static bool user_verbs;
+module_param(user_verbs, bool, 0444);
+MODULE_PARM_DESC(user_verbs, "user verbs in siw's ABI (rdma-core's siw provider); not with siw.ko loaded");
+
 /* As responder swiw takes either RTR, with or without p2p. */
 static const struct iw_host_ops swiw_host_ops = {
 	.attach = swiw_attach,
@@ -92,6 +101,18 @@ static const struct ib_device_ops swiw_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, swiw_qp, ibqp),
 };
 
+static const struct ib_device_ops swiw_uverbs_ops = {
+	.driver_id = RDMA_DRIVER_SIW,
+	.uverbs_abi_ver = SIW_ABI_VERSION,
+
+	.alloc_ucontext = swiw_alloc_ucontext,
+	.dealloc_ucontext = swiw_dealloc_ucontext,
+	.mmap = swiw_mmap,
+	.mmap_free = swiw_mmap_free,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, swiw_ucontext, base),
+};
+
 static struct swiw_dev *swiw_dev_find(struct net_device *netdev)
 {
 	struct swiw_dev *sdev;
@@ -153,14 +174,24 @@ static int swiw_newlink(const char *name, struct net_device *netdev)
 		sizeof(ibdev->node_desc));
 	memcpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	ib_set_device_ops(ibdev, &swiw_dev_ops);
+	if (user_verbs) {
+		ib_set_device_ops(ibdev, &swiw_uverbs_ops);
+		/* The doorbell of the provider's send ring. */
+		ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	}
 	sdev->state = netif_running(netdev) && netif_carrier_ok(netdev) ?
 		      IB_PORT_ACTIVE : IB_PORT_DOWN;
 	spin_lock(&swiw_devs_lock);
 	list_add_tail(&sdev->list, &swiw_devs);
 	spin_unlock(&swiw_devs_lock);
 
-	/* From here on dealloc_driver undoes all of the above. */
-	ret = ib_device_set_netdev(ibdev, netdev, 1);
+	/*
+	 * From here on dealloc_driver undoes all of the above.  With siw's
+	 * driver id the netdev stays out of the core's table, where siw's
+	 * netdev notifier would find the device and take it for its own;
+	 * get_netdev tells the core about it.
+	 */
+	ret = user_verbs ? 0 : ib_device_set_netdev(ibdev, netdev, 1);
 	if (!ret)
 		ret = ib_register_device(ibdev, name, NULL);
 	if (ret) {

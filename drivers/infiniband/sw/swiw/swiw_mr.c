@@ -5,8 +5,13 @@
  * kernel virtual addresses: a DMA MR covers all of them, a fast-reg MR
  * a list of pages that IB_WR_REG_MR makes valid (with a new key) and
  * IB_WR_LOCAL_INV or an inbound SEND with invalidate makes invalid.
+ * A user MR is the pages of the process's memory, pinned while it
+ * lives; every use of it holds a reference, so that deregistering it
+ * in the middle of a transfer does not unpin pages being written.
  */
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
 
 #include "swiw.h"
 
@@ -18,7 +23,9 @@ static void swiw_mr_unalloc(struct swiw_dev *sdev, struct swiw_mr *mr)
 	if (mr->stag)
 		xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
 	atomic_dec(&sdev->nr_mr);
-	kfree(mr->pages);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
 	kfree(mr);
 }
 
@@ -45,7 +52,14 @@ static struct swiw_mr *swiw_mr_alloc(struct swiw_dev *sdev)
 	mr->stag = index << 8;
 	mr->ibmr.lkey = mr->stag;
 	mr->ibmr.rkey = mr->stag;
+	refcount_set(&mr->ref, 1);
 	return mr;
+}
+
+/* Fast-reg MRs: the ones REG_MR and invalidation act on. */
+static bool swiw_mr_frmr(const struct swiw_mr *mr)
+{
+	return mr->pages && !mr->umem;
 }
 
 /* Visible to lookups only once complete. */
@@ -83,7 +97,7 @@ struct ib_mr *swiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = swiw_mr_alloc(sdev);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
 	if (!mr->pages) {
 		swiw_mr_unalloc(sdev, mr);
 		return ERR_PTR(-ENOMEM);
@@ -116,19 +130,81 @@ int swiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, swiw_set_page);
 }
 
-/* User memory comes with the user verbs ABI, not yet. */
 struct ib_mr *swiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
 			       u64 virt, int access, struct ib_udata *udata)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct swiw_dev *sdev = to_swiw_dev(ibpd->device);
+	struct siw_uresp_reg_mr resp = {};
+	struct ib_block_iter biter;
+	struct swiw_mr *mr;
+	size_t npages;
+	int ret;
+
+	if (!udata || udata->inlen < sizeof(struct siw_ureq_reg_mr) ||
+	    udata->outlen < sizeof(resp))
+		return ERR_PTR(-EINVAL);
+	/* Pages are found from the offset into the first one. */
+	if (!len || (start ^ virt) & ~PAGE_MASK || virt + len < virt)
+		return ERR_PTR(-EINVAL);
+	mr = swiw_mr_alloc(sdev);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->umem = ib_umem_get(ibpd->device, start, len, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto err;
+	}
+	npages = ib_umem_num_dma_blocks(mr->umem, PAGE_SIZE);
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	/* A device without DMA: the DMA addresses are kernel addresses. */
+	rdma_umem_for_each_dma_block(mr->umem, &biter, PAGE_SIZE) {
+		if (mr->npages == npages)
+			break;
+		mr->pages[mr->npages++] = rdma_block_iter_dma_address(&biter);
+	}
+	mr->page_shift = PAGE_SHIFT;
+	mr->iova = virt;
+	mr->length = len;
+	mr->access = access;
+	mr->pd = ibpd;
+	mr->valid = true;
+	mr->ibmr.length = len;
+	resp.stag = mr->stag;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret)
+		goto err;
+	swiw_mr_publish(sdev, mr);
+	return &mr->ibmr;
+err:
+	swiw_mr_unalloc(sdev, mr);
+	return ERR_PTR(ret);
 }
 
 static void swiw_mr_free(struct rcu_head *rcu)
 {
 	struct swiw_mr *mr = container_of(rcu, struct swiw_mr, rcu);
 
-	kfree(mr->pages);
+	kvfree(mr->pages);
 	kfree(mr);
+}
+
+/**
+ * swiw_mr_release() - The last reference to a deregistered MR is gone.
+ * @mr: the MR
+ *
+ * Process context (user pages are unpinned here).
+ */
+void swiw_mr_release(struct swiw_mr *mr)
+{
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	/* A lookup may still be reading it under RCU. */
+	call_rcu(&mr->rcu, swiw_mr_free);
 }
 
 int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -138,8 +214,7 @@ int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
 	atomic_dec(&sdev->nr_mr);
-	/* A lookup may still be reading it under RCU. */
-	call_rcu(&mr->rcu, swiw_mr_free);
+	swiw_mr_put(mr);
 	return 0;
 }
 
@@ -158,7 +233,7 @@ int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
 	struct swiw_mr *mr = to_swiw_mr(ibmr);
 
 	if (ibmr->device != qp->ibqp.device || mr->pd != qp->ibqp.pd ||
-	    !mr->pages || SWIW_STAG_INDEX(key) != SWIW_STAG_INDEX(mr->stag))
+	    !swiw_mr_frmr(mr) || SWIW_STAG_INDEX(key) != SWIW_STAG_INDEX(mr->stag))
 		return -EINVAL;
 	WRITE_ONCE(mr->valid, false);
 	mr->access = access;
@@ -185,7 +260,8 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
-	if (mr && mr->pages && mr->pd == pd && READ_ONCE(mr->stag) == key) {
+	if (mr && swiw_mr_frmr(mr) && mr->pd == pd &&
+	    READ_ONCE(mr->stag) == key) {
 		WRITE_ONCE(mr->valid, false);
 		ret = 0;
 	}
@@ -202,18 +278,22 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
  * @len: bytes wanted from there on
  * @access: IB_ACCESS_* the use needs (0: local read)
  * @piece: how many of @len are contiguous at the returned address
+ * @hold: what the caller lets go of (swiw_mr_put()) once done with the
+ *	address: the MR of user memory, else NULL
  *
  * Return: the address, or NULL when the STag does not grant all of
  * [@addr, @addr + @len).
  */
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
-		    u64 addr, u32 len, int access, u32 *piece)
+		    u64 addr, u32 len, int access, u32 *piece,
+		    struct swiw_mr **hold)
 {
 	struct swiw_mr *mr;
 	void *va = NULL;
 	u64 off, first;
 	u32 ps, idx, in;
 
+	*hold = NULL;
 	if (!len || addr + len < addr)
 		return NULL;
 	rcu_read_lock();
@@ -244,6 +324,13 @@ void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 	       mr->pages[idx + 1] == mr->pages[idx] + ps) {
 		idx++;
 		*piece = min(len, *piece + ps);
+	}
+	/* Kernel memory is the ULP's to keep; user memory is ours. */
+	if (mr->umem) {
+		if (refcount_inc_not_zero(&mr->ref))
+			*hold = mr;
+		else
+			va = NULL;
 	}
 out:
 	rcu_read_unlock();

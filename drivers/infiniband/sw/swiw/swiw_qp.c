@@ -21,6 +21,39 @@
 
 static void swiw_close_work(struct work_struct *work);
 
+/* A user QP's rings: siw's elements, as many as swiw's queues hold. */
+static int swiw_qp_umap(struct swiw_qp *qp, struct ib_udata *udata)
+{
+	u64 key;
+
+	qp->usq = swiw_uqueue_alloc(udata, qp->sq.size * sizeof(*qp->usq),
+				    &qp->usq_map, &key);
+	qp->urq = swiw_uqueue_alloc(udata, qp->rq.size * sizeof(*qp->urq),
+				    &qp->urq_map, &key);
+	return qp->usq && qp->urq ? 0 : -ENOMEM;
+}
+
+static void swiw_qp_unmap(struct swiw_qp *qp)
+{
+	if (qp->usq)
+		swiw_uqueue_free(qp->usq, qp->usq_map);
+	if (qp->urq)
+		swiw_uqueue_free(qp->urq, qp->urq_map);
+}
+
+static int swiw_qp_uresp(struct swiw_qp *qp, struct ib_udata *udata)
+{
+	struct siw_uresp_create_qp resp = {
+		.qp_id = qp->ibqp.qp_num,
+		.num_sqe = qp->sq.size,
+		.num_rqe = qp->rq.size,
+		.sq_key = rdma_user_mmap_get_offset(qp->usq_map),
+		.rq_key = rdma_user_mmap_get_offset(qp->urq_map),
+	};
+
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
 int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata)
 {
@@ -30,8 +63,8 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	u32 qpn;
 	int ret;
 
-	if (udata)
-		return -EOPNOTSUPP;
+	if (udata && udata->outlen < sizeof(struct siw_uresp_create_qp))
+		return -EINVAL;
 	if (attr->qp_type != IB_QPT_RC || attr->create_flags || attr->srq)
 		return -EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq ||
@@ -56,6 +89,11 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		ret = -ENOMEM;
 		goto err_free;
 	}
+	if (udata) {
+		ret = swiw_qp_umap(qp, udata);
+		if (ret)
+			goto err_free;
+	}
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	spin_lock_init(&qp->lock);
@@ -72,6 +110,13 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (ret < 0)
 		goto err_free;
 	ibqp->qp_num = qpn;
+	if (udata) {
+		ret = swiw_qp_uresp(qp, udata);
+		if (ret) {
+			xa_erase(&sdev->qps, qpn);
+			goto err_free;
+		}
+	}
 
 	cap->max_send_wr = qp->sq.size;
 	cap->max_recv_wr = qp->rq.size;
@@ -81,6 +126,7 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	return 0;
 
 err_free:
+	swiw_qp_unmap(qp);
 	kvfree(qp->sq.wqe);
 	kvfree(qp->rq.wqe);
 	atomic_dec(&sdev->nr_qp);
@@ -150,6 +196,7 @@ int swiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* iw_cm lets go of the QP once it has the CLOSE. */
 	swiw_qp_put(ibqp);
 	wait_for_completion(&qp->freed);
+	swiw_qp_unmap(qp);
 	kvfree(qp->sq.wqe);
 	kvfree(qp->rq.wqe);
 	atomic_dec(&sdev->nr_qp);
@@ -175,8 +222,8 @@ int swiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	unsigned long flags;
 	int ret = 0;
 
-	if (udata)
-		return -EOPNOTSUPP;
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
 	if (mask & IB_QP_ACCESS_FLAGS) {
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->access = attr->qp_access_flags;
@@ -217,6 +264,7 @@ int swiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	memset(init, 0, sizeof(*init));
 	spin_lock_irqsave(&qp->lock, flags);
 	attr->qp_state = swiw_ib_state(qp);
+	attr->qp_access_flags = qp->access;
 	attr->max_rd_atomic = qp->ord;
 	attr->max_dest_rd_atomic = qp->ird;
 	spin_unlock_irqrestore(&qp->lock, flags);
@@ -319,6 +367,8 @@ void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
 		if (r->tail == r->next || w->state != SWIW_WQE_DONE)
 			break;
 		wqe = *w;
+		if (qp->usq)
+			swiw_uq_release(qp, false, r->tail);
 		r->tail++;
 		spin_unlock_irqrestore(&qp->lock, flags);
 		swiw_complete(qp, false, &wqe, wqe.status, 0, false, 0);
@@ -341,6 +391,12 @@ static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
 
 	for (;;) {
 		spin_lock_irqsave(&qp->lock, flags);
+		if (qp->usq) {
+			if (recv)
+				swiw_urq_fetch(qp);
+			else
+				swiw_usq_fetch(qp);
+		}
 		if (r->tail == r->head) {
 			if (recv)
 				qp->flushed = true;
@@ -348,6 +404,8 @@ static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
 			return;
 		}
 		wqe = r->wqe[r->tail & (r->size - 1)];
+		if (qp->usq)
+			swiw_uq_release(qp, recv, r->tail);
 		r->tail++;
 		r->next = max_t(u32, r->next, r->tail);
 		spin_unlock_irqrestore(&qp->lock, flags);
@@ -437,6 +495,9 @@ static void swiw_close_work(struct work_struct *work)
 	}
 	swiw_flush_ring(qp, &qp->sq, false);
 	swiw_flush_ring(qp, &qp->rq, true);
+	/* A process's doorbell before it saw the QP flushed. */
+	if (qp->usq)
+		swiw_flush_ring(qp, &qp->sq, false);
 
 	if (cm_id) {
 		if (peer)
@@ -641,6 +702,37 @@ static int swiw_send_wqe(struct swiw_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * A user QP's post_send: the process posted to its send ring and rings
+ * with no request, when it thinks the QP may be idle.
+ */
+static int swiw_doorbell(struct swiw_qp *qp, const struct ib_send_wr *wr)
+{
+	enum swiw_qp_state state;
+	unsigned long flags;
+	bool flushed;
+
+	if (wr)
+		return -EINVAL;
+	spin_lock_irqsave(&qp->lock, flags);
+	state = qp->state;
+	flushed = qp->flushed;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	switch (state) {
+	case SWIW_QP_RTS:
+		swiw_qp_kick(qp, &qp->tx_work);
+		return 0;
+	case SWIW_QP_ERROR:
+		/* Before that the close work flushes what it finds. */
+		if (flushed)
+			swiw_flush_ring(qp, &qp->sq, false);
+		return 0;
+	default:
+		/* Taken when the stream is attached. */
+		return -ENOTCONN;
+	}
+}
+
 int swiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad)
 {
@@ -648,6 +740,8 @@ int swiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct swiw_wqe wqe;
 	int ret = 0;
 
+	if (qp->usq)
+		return swiw_doorbell(qp, wr);
 	for (; wr; wr = wr->next) {
 		bool now = false;
 
@@ -673,6 +767,11 @@ int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct swiw_wqe wqe = {};
 	int ret = 0;
 
+	/* A process posts to its receive ring itself. */
+	if (qp->usq) {
+		*bad = wr;
+		return -EINVAL;
+	}
 	for (; wr; wr = wr->next) {
 		bool now = false;
 

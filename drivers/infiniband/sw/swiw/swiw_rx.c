@@ -35,11 +35,15 @@ static int swiw_rx_take_rqe(struct swiw_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->rq.tail == qp->rq.head && qp->urq)
+		swiw_urq_fetch(qp);
 	if (qp->rq.tail == qp->rq.head) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return -ENOBUFS;
 	}
 	rx->rqe = qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
+	if (qp->urq)
+		swiw_uq_release(qp, true, qp->rq.tail);
 	qp->rq.tail++;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	rx->rqe_busy = true;
@@ -99,8 +103,6 @@ static int swiw_rx_read_req(struct swiw_qp *qp)
 	    be32_to_cpu(h->u.msn) != qp->rx.rreq_msn || h->u.mo ||
 	    qp->rx.payload)
 		return -EPROTO;
-	if (h->size && !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
-		return -EACCES;
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->irq_head - qp->irq_tail >= SWIW_MAX_RD_ATOM) {
 		spin_unlock_irqrestore(&qp->lock, flags);
@@ -179,10 +181,12 @@ static int swiw_rx_hdr(struct swiw_qp *qp)
 		ret = swiw_rx_send(qp, op);
 		break;
 	case SWIW_OP_WRITE:
-		/* A zero-length WRITE (an RTR) touches no memory. */
-		if (rx->payload &&
-		    !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
-			return -EACCES;
+		/*
+		 * Only the STag's rights count, not the QP's access flags:
+		 * rdma_cm moves a connecting QP to INIT with none (its iw_cm
+		 * id does not exist yet) and never sets them again, and siw
+		 * does not check them either.
+		 */
 		rx->target = SWIW_RX_TAGGED;
 		rx->tkey = be32_to_cpu(rx->hdr.t.stag);
 		rx->taddr = be64_to_cpu(rx->hdr.t.to);
@@ -210,7 +214,7 @@ static int swiw_rx_hdr(struct swiw_qp *qp)
  * when the STag does not grant it.
  */
 static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
-		       u8 *scratch, u32 scratch_len)
+		       u8 *scratch, u32 scratch_len, struct swiw_mr **hold)
 {
 	struct swiw_rx *rx = &qp->rx;
 	u32 left = rx->payload - rx->have;
@@ -220,7 +224,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 	case SWIW_RX_TAGGED:
 		*dst = swiw_mr_piece(qp->sdev, qp->ibqp.pd, rx->tkey,
 				     rx->taddr + rx->have, left, rx->taccess,
-				     room);
+				     room, hold);
 		return *dst ? 0 : -EFAULT;
 	case SWIW_RX_RQE:
 		off = rx->placed + rx->have;
@@ -234,7 +238,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 			*dst = swiw_mr_piece(qp->sdev, qp->ibqp.pd, sge->lkey,
 					     sge->addr + off,
 					     min(sge->length - off, left),
-					     IB_ACCESS_LOCAL_WRITE, room);
+					     IB_ACCESS_LOCAL_WRITE, room, hold);
 			if (*dst)
 				return 0;
 			break;
@@ -245,6 +249,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 	default:
 		*dst = scratch;
 		*room = min(left, scratch_len);
+		*hold = NULL;
 		return 0;
 	}
 }
@@ -312,6 +317,7 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 {
 	struct swiw_rx *rx = &qp->rx;
+	struct swiw_mr *hold;
 	u8 scratch[64];
 	u32 want, room;
 	void *dst;
@@ -336,14 +342,16 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 			return 0;
 		return swiw_rx_hdr(qp);
 	case SWIW_RX_PAYLOAD:
-		n = swiw_rx_dst(qp, &dst, &room, scratch, sizeof(scratch));
+		n = swiw_rx_dst(qp, &dst, &room, scratch, sizeof(scratch),
+				&hold);
 		if (n)
 			return n;
 		n = swiw_recv(sock, dst, room);
+		if (n > 0 && qp->crc)
+			rx->crc = swiw_crc_update(rx->crc, dst, n);
+		swiw_mr_put(hold);
 		if (n <= 0)
 			return n ? n : -ESHUTDOWN;
-		if (qp->crc)
-			rx->crc = swiw_crc_update(rx->crc, dst, n);
 		rx->have += n;
 		if (rx->have == rx->payload) {
 			rx->step = SWIW_RX_TRAILER;

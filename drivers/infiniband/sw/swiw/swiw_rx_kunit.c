@@ -95,10 +95,28 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
 	return key == FZ_KEY ? 0 : -EINVAL;
 }
 
+void swiw_mr_release(struct swiw_mr *mr)
+{
+}
+
+void swiw_usq_fetch(struct swiw_qp *qp)
+{
+}
+
+void swiw_urq_fetch(struct swiw_qp *qp)
+{
+}
+
+void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos)
+{
+}
+
 /* In pieces of at most 100 bytes, to cross piece boundaries. */
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
-		    u64 addr, u32 len, int access, u32 *piece)
+		    u64 addr, u32 len, int access, u32 *piece,
+		    struct swiw_mr **hold)
 {
+	*hold = NULL;
 	if (key != FZ_KEY || !len || addr < FZ_BASE ||
 	    addr + len > FZ_BASE + FZ_LEN || addr + len < addr)
 		return NULL;

@@ -40,11 +40,13 @@ struct swiw_tx_msg {
 
 /*
  * Kernel addresses of up to @max payload bytes from @off, in at most
- * SWIW_TX_IOV pieces.  Return: the bytes found, or -EFAULT when an
- * STag does not grant its buffer.
+ * SWIW_TX_IOV pieces, each with the MR the caller puts once sent.
+ * Return: the bytes found, or -EFAULT when an STag does not grant its
+ * buffer.
  */
 static int swiw_tx_gather(struct swiw_qp *qp, const struct swiw_tx_msg *m,
-			  u32 off, u32 max, struct kvec *iov, int *n)
+			  u32 off, u32 max, struct kvec *iov,
+			  struct swiw_mr **hold, int *n)
 {
 	u32 got = 0, pos = 0, in, piece;
 	int i;
@@ -69,7 +71,7 @@ static int swiw_tx_gather(struct swiw_qp *qp, const struct swiw_tx_msg *m,
 			va = swiw_mr_piece(qp->sdev, qp->ibqp.pd, sge->lkey,
 					   sge->addr + in,
 					   min(sge->length - in, max - got),
-					   m->access, &piece);
+					   m->access, &piece, &hold[*n]);
 			if (!va)
 				return -EFAULT;
 			iov[*n].iov_base = va;
@@ -86,6 +88,7 @@ static int swiw_tx_gather(struct swiw_qp *qp, const struct swiw_tx_msg *m,
 static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 			struct swiw_tx_msg *m, u32 off, u32 max)
 {
+	struct swiw_mr *hold[SWIW_TX_IOV] = {};
 	struct kvec iov[SWIW_TX_IOV + 2];
 	u8 trailer[3 + SWIW_CRC_LEN] = {};
 	struct msghdr msg = {
@@ -96,9 +99,9 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 	int i, n, ret;
 	u32 crc;
 
-	ret = swiw_tx_gather(qp, m, off, max, iov + 1, &n);
+	ret = swiw_tx_gather(qp, m, off, max, iov + 1, hold, &n);
 	if (ret < 0)
-		return ret;
+		goto out;
 	len = ret;
 	n++;
 	mpa_len = m->hdr_len - 2 + len;
@@ -126,9 +129,13 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 
 	total = 2 + mpa_len + pad + SWIW_CRC_LEN;
 	ret = kernel_sendmsg(sock, &msg, iov, n, total);
-	if (ret < 0)
-		return ret;
-	return ret == total ? len : -EPIPE;
+	if (ret >= 0)
+		ret = ret == total ? len : -EPIPE;
+out:
+	/* The bytes are in the socket's buffers now. */
+	for (i = 0; i < SWIW_TX_IOV; i++)
+		swiw_mr_put(hold[i]);
+	return ret;
 }
 
 static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
@@ -276,6 +283,11 @@ static int swiw_tx_sq(struct swiw_qp *qp, struct socket *sock, u32 pos,
 {
 	int ret;
 
+	/* A malformed request from a process's send ring. */
+	if (wqe->status != IB_WC_SUCCESS) {
+		swiw_sq_done(qp, pos, wqe->status);
+		return -EINVAL;
+	}
 	switch (wqe->opcode) {
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
@@ -325,6 +337,8 @@ void swiw_tx_work(struct work_struct *work)
 		if (resp) {
 			rr = qp->irq[qp->irq_tail % SWIW_MAX_RD_ATOM];
 		} else if (!rtr) {
+			if (qp->sq.next == qp->sq.head && qp->usq)
+				swiw_usq_fetch(qp);
 			if (qp->sq.next == qp->sq.head)
 				goto idle;
 			pos = qp->sq.next;

@@ -112,6 +112,45 @@ test_swiw() {
 	expect_out swiw-stat 'rtr_sent 1( |$)' "swiw sent no RTR as p2p initiator"
 	expect_out swiw-stat 'rtr_received 1( |$)' "swiw took no RTR as p2p responder"
 	swiw_teardown
+	failed && return 1
+
+	# User verbs (user_verbs=1): rdma-core's siw provider, unmodified,
+	# drives swiw0.  rping (SEND, RDMA READ and WRITE, a completion
+	# channel, data validated) with both ends on swiw and with stock
+	# siw either way, then one ucmatose pair of 100 connections on
+	# swiw: 400 mapped rings in one process, which siw's mmap keys do
+	# not allow (tests/ucmatose.sh).
+	swiw_setup user_verbs=1 || return 1
+	swiw_rping swiw "$s" "$s" 7470 &&
+		swiw_rping swiw-to-siw "$s" "$ADDR" 7471 &&
+		swiw_rping siw-to-swiw "$ADDR" "$s" 7472 &&
+		swiw_ucmatose 7473 100
+	swiw_teardown
+}
+
+# rping from FROM to a server on TO, checked as tests/rping.sh does.
+swiw_rping() { # NAME FROM TO PORT
+	bg "$1-server" 60 rping -s -a "$3" -p "$4" -C 10 -V
+	wait_ready "$1-server"
+	run "$1-client" 60 rping -c -I "$2" -a "$3" -p "$4" -C 10 -V -v
+	wait_bg "$1-server" 30
+	expect_rc "$1-client" 0
+	expect_rc "$1-server" 0
+	expect_count "$1-client" '^ping data: rdma-ping-[0-9]+: ' 10
+	expect_no_out "$1-client" 'data mismatch!|cq completion failed'
+	expect_no_out "$1-server" 'data mismatch!|cq completion failed'
+	! failed
+}
+
+# One ucmatose pair of N connections on swiw0, checked as
+# tests/ucmatose.sh does.
+swiw_ucmatose() { # PORT N
+	bg swiw-userver 300 ucmatose -b "$SWIW_ADDR" -p "$1" -c "$2" -C 10
+	wait_ready swiw-userver
+	run swiw-uclient 300 ucmatose -s "$SWIW_ADDR" -p "$1" -c "$2" -C 10
+	wait_bg swiw-userver 60
+	ucmatose_pair_ok swiw-userver swiw-uclient
+	! failed
 }
 
 # NVMe-oF (tests/ulp.sh's nvmeof_rdma) with both ends on swiw0: fast
