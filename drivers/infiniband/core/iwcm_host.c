@@ -676,11 +676,16 @@ static void iwh_recv_request(struct iwh_ep *ep)
 	ev.provider_data = ep;
 	ev.private_data = (void *)ep->req.pdata;
 	ev.private_data_len = ep->req.pdata_len;
-	/* What this end could grant: the peer's ORD and IRD, capped. */
-	ev.ird = iwh_cap(ep->req.enhanced ? ep->req.ord : U8_MAX,
-			 device->attrs.max_qp_rd_atom);
-	ev.ord = iwh_cap(ep->req.enhanced ? ep->req.ird : U8_MAX,
+	/*
+	 * The initiator's IRD and ORD, capped by what this end can do, as
+	 * siw reports them: rdma_cm passes ird on as the initiator_depth
+	 * (the ORD this end may accept with) and ord as the
+	 * responder_resources (the IRD it needs).
+	 */
+	ev.ird = iwh_cap(ep->req.enhanced ? ep->req.ird : U8_MAX,
 			 device->attrs.max_qp_init_rd_atom);
+	ev.ord = iwh_cap(ep->req.enhanced ? ep->req.ord : U8_MAX,
+			 device->attrs.max_qp_rd_atom);
 
 	mutex_lock(&l->mutex);
 	if (l->state != IWH_LISTEN) {

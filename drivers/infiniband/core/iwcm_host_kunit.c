@@ -406,8 +406,8 @@ static void hq_connect_accept_test(struct kunit *test)
 	ev = hq_request(test, a, port, "hello");
 	KUNIT_EXPECT_EQ(test, ev->pdata_len, 5);
 	KUNIT_EXPECT_EQ(test, memcmp(ev->pdata, "hello", 5), 0);
-	KUNIT_EXPECT_EQ(test, ev->ird, 8);	/* the initiator's ORD */
-	KUNIT_EXPECT_EQ(test, ev->ord, 4);	/* the initiator's IRD */
+	KUNIT_EXPECT_EQ(test, ev->ird, 4);	/* the initiator's IRD */
+	KUNIT_EXPECT_EQ(test, ev->ord, 8);	/* the initiator's ORD */
 	child = ev->id;
 	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
 
