@@ -18,6 +18,8 @@ SELFTEST_DIR=$(cd "$(dirname "$0")" && pwd)
 export RDMACM_TIMEOUT_SCALE=${RDMACM_TIMEOUT_SCALE:-3}
 # shellcheck source=lib.sh
 . "$SELFTEST_DIR/lib.sh"
+# shellcheck source=tests/ulp.sh
+. "$SELFTEST_DIR/tests/ulp.sh"
 
 me=
 for a in "$@"; do
@@ -40,7 +42,9 @@ OURS=${RDMACM_OURS:-}
 SYNC_PORT=9000
 
 # Cases: transport, name, server side.  Each name has serve_NAME and
-# connect_NAME below.
+# connect_NAME below.  Transport swiw is our swiw (user_verbs=1) on the
+# guest with our iw_cm and stock siw on the other: rdma-core's tools on
+# our provider against stock siw's own connection code.
 CASES=()
 for t in rxe siw; do
 	for c in rping ucmatose; do
@@ -48,6 +52,8 @@ for t in rxe siw; do
 	done
 done
 CASES+=("rxe udaddy a" "rxe udaddy b")
+CASES+=("swiw rping a" "swiw rping b" "swiw ucmatose100 a" "swiw ucmatose100 b"
+	"swiw kcreject a" "swiw kcreject b" "swiw nvmeof a" "swiw nvmeof b")
 
 # Server side: tell the peer this case is ready (blocks until it asks).
 announce() { # CASE
@@ -55,17 +61,28 @@ announce() { # CASE
 		fail "peer never asked for \"$1\""
 }
 
-# Client side: wait until the peer announces CASE.
-await() { # CASE
+# Client side: wait until the peer announces a line that begins with
+# "ready PREFIX"; print the rest of it.
+await_line() { # PREFIX [TMO]
 	local deadline line
-	deadline=$((SECONDS + $(tmo 120)))
+	deadline=$((SECONDS + $(tmo "${2:-120}")))
 	while [ "$SECONDS" -lt "$deadline" ]; do
 		line=$(timeout 5 busybox nc "$PEER" $SYNC_PORT 2> /dev/null)
-		[ "$line" = "ready $1" ] && return 0
+		if [ "${line#"ready $1"}" != "$line" ]; then
+			echo "${line#"ready $1"}"
+			return 0
+		fi
 		sleep 0.5
 	done
 	fail "peer never announced \"$1\" (last: ${line:-nothing})"
 	return 1
+}
+
+# Client side: wait until the peer announces exactly CASE.
+await() { # CASE
+	local rest
+	rest=$(await_line "$1") || return 1
+	[ -z "$rest" ] || { fail "peer announced \"$1$rest\""; return 1; }
 }
 
 serve_rping() { # CASE
@@ -102,6 +119,136 @@ connect_ucmatose() { # CASE
 	expect_out client '^return status 0$'
 }
 
+# 100 connections at once as 4 ucmatose pairs of 25 on ports 7301-7304:
+# stock siw fails a process's 37th connection (tests/ucmatose.sh).
+serve_ucmatose100() { # CASE
+	local i
+	for i in 1 2 3 4; do
+		bg "server$i" 300 ucmatose -p $((7300 + i)) -c 25 -C 10
+	done
+	for i in 1 2 3 4; do
+		wait_ready "server$i"
+	done
+	announce "$1"
+	for i in 1 2 3 4; do
+		wait_bg "server$i" 300
+		expect_rc "server$i" 0
+		expect_out "server$i" '^return status 0$'
+	done
+}
+
+connect_ucmatose100() { # CASE
+	local i
+	await "$1" || return
+	for i in 1 2 3 4; do
+		bg "client$i" 300 ucmatose -s "$PEER" -p $((7300 + i)) -c 25 -C 10
+	done
+	for i in 1 2 3 4; do
+		wait_bg "client$i" 300
+		expect_rc "client$i" 0
+		expect_out "client$i" '^test complete$'
+		expect_out "client$i" '^return status 0$'
+	done
+}
+
+# Reject with private data, kernel to kernel: the kernel client
+# (tests/kclient.sh) listens here and rejects with "kc-rej"; the peer's
+# connects with "kc-req" and must see REJECTED with "kc-rej".
+KCLIENT=${RDMACM_KCLIENT:-${OURS_DIR:+$OURS_DIR/rdma_cm_kclient.ko}}
+
+serve_kcreject() { # CASE
+	local deadline
+	bg server 200 insmod "$KCLIENT" test=reject role=listen addr="$ADDR" port=7350
+	deadline=$((SECONDS + $(tmo 60)))
+	until dmesg | grep -q "rdma_cm_kclient: listening on $ADDR:7350"; do
+		[ "$SECONDS" -lt "$deadline" ] || { fail "the kernel client never listened"; break; }
+		sleep 0.5
+	done
+	announce "$1"
+	wait_bg server 200
+	expect_rc server 0
+	mod_present rdma_cm_kclient && run rmmod 60 rmmod rdma_cm_kclient
+}
+
+connect_kcreject() { # CASE
+	await "$1" || return
+	run client 120 insmod "$KCLIENT" test=reject role=connect addr="$ADDR" \
+		peer="$PEER" port=7350
+	expect_rc client 0
+	mod_present rdma_cm_kclient && run rmmod 60 rmmod rdma_cm_kclient
+}
+
+# NVMe-oF (tests/ulp.sh's nvmeof_rdma across the wire): the serving
+# guest exports a memory-backed null_blk on an nvmet rdma port, the
+# other connects with nvme-cli (1 admin + 2 I/O queues), writes
+# NVME_MIB random MiB, reads them back with O_DIRECT, disconnects, and
+# announces "CASE-done SHA" (the sha256 of what it wrote: what the
+# target's null_blk must hold), whatever happened.
+serve_nvmeof() { # CASE
+	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1 sha got
+
+	NVME_T0=$SECONDS
+	ulp_have_modules null_blk nvmet nvmet-rdma || return
+	ulp_modules > modules.before
+	trap 'nvme_teardown' EXIT
+	ulp_modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || return
+	ulp_modprobe nvmet-rdma || return
+	if [ ! -d "$NVMET" ]; then
+		mountpoint -q /sys/kernel/config ||
+			run mount 30 mount -t configfs configfs /sys/kernel/config
+	fi
+	if ! { mkdir "$s" && cfs_write "$s/attr_allow_any_host" 1 &&
+		mkdir "$s/namespaces/1" &&
+		cfs_write "$s/namespaces/1/device_path" /dev/nullb0 &&
+		cfs_write "$s/namespaces/1/enable" 1 && mkdir "$p" &&
+		cfs_write "$p/addr_trtype" rdma && cfs_write "$p/addr_adrfam" ipv4 &&
+		cfs_write "$p/addr_traddr" "$ADDR" &&
+		cfs_write "$p/addr_trsvcid" "$NVME_PORT" &&
+		ln -s "$s" "$p/subsystems/$NVME_NQN"; } 2>> configfs.out; then
+		fail "cannot set up nvmet rdma port $ADDR:$NVME_PORT"
+		return
+	fi
+	announce "$1"
+	sha=$(await_line "$1-done " 300) || return
+	got=$(dd if=/dev/nullb0 bs=1M count="$NVME_MIB" iflag=direct 2> /dev/null |
+		sha256sum | cut -d' ' -f1)
+	[ "$sha" = "$got" ] ||
+		fail "the target's null_blk has sha256 $got, the host wrote ${sha:-nothing}"
+}
+
+connect_nvmeof() { # CASE
+	local c blk deadline
+
+	await "$1" || return
+	NV_DONE="$1-done" NV_SHA=none
+	ADDR=$PEER	# the target's, in nvme_teardown's summary (a subshell)
+	ulp_modules > modules.before
+	trap 'nvme_teardown; announce "$NV_DONE $NV_SHA"' EXIT
+	ulp_modprobe nvme-rdma || return
+	run connect 120 nvme connect -t rdma -a "$PEER" -s "$NVME_PORT" -n "$NVME_NQN" \
+		-q "$NVME_HOSTNQN" -I "$NVME_HOSTID" -i 2 ||
+		{ fail "nvme connect: $(rc_text connect)"; return; }
+	deadline=$((SECONDS + $(tmo 60)))
+	while :; do
+		c=$(nvme_ctrl)
+		for blk in "/sys/class/nvme/$c/$c"n*; do
+			[ -n "$c" ] && [ -b "/dev/${blk##*/}" ] && break 2
+		done
+		[ "$SECONDS" -lt "$deadline" ] ||
+			{ fail "no controller with a namespace for $NVME_NQN"; return; }
+		sleep 0.5
+	done
+	blk=/dev/${blk##*/}
+	mkdir -p "$NVME_DIR"
+	run src 60 dd if=/dev/urandom of="$NVME_DIR/src" bs=1M count="$NVME_MIB"
+	run dd-write 600 dd if="$NVME_DIR/src" of="$blk" bs=1M oflag=direct ||
+		{ fail "dd to $blk: $(rc_text dd-write)"; return; }
+	run dd-read 600 dd if="$blk" of="$NVME_DIR/back" bs=1M count="$NVME_MIB" iflag=direct ||
+		{ fail "dd from $blk: $(rc_text dd-read)"; return; }
+	ulp_compare "$NVME_DIR/src" "read back=$NVME_DIR/back" || return
+	NV_SHA=$(sha256sum < "$NVME_DIR/src" | cut -d' ' -f1)
+}
+
 serve_udaddy() { # CASE
 	bg server 120 udaddy
 	wait_ready server
@@ -131,6 +278,40 @@ nic_up() {
 	done
 }
 
+# Whether this guest runs swiw for transport swiw (else stock siw).
+use_swiw() {
+	[ "$(mod_origin iw_cm)" = ours ] && [ -n "$OURS_DIR" ] &&
+		[ -f "$OURS_DIR/swiw.ko" ]
+}
+
+# Set up T (run_case runs it in a subshell: T is chosen before).
+setup_case_transport() {
+	local deadline
+
+	if [ "$T" != swiw ]; then
+		setup_transport "$T"
+		return
+	fi
+	run swiw-insmod 60 insmod "$OURS_DIR/swiw.ko" user_verbs=1 ||
+		{ fail "insmod swiw.ko user_verbs=1: $(rc_text swiw-insmod)"; return 1; }
+	run rdma 60 rdma link add "$DEV" type swiw netdev "$NETDEV" ||
+		{ fail "rdma link add $DEV type swiw netdev $NETDEV: $(rc_text rdma)"; return 1; }
+	deadline=$((SECONDS + $(tmo 30)))
+	until rdma link show "$DEV/1" 2> /dev/null | grep -q 'state ACTIVE'; do
+		[ "$SECONDS" -lt "$deadline" ] || { fail "$DEV/1 not ACTIVE"; return 1; }
+		sleep 0.5
+	done
+	info "$(rdma link show "$DEV/1" 2>&1)"
+}
+
+teardown_case_transport() {
+	teardown_transport "$T" || return 1
+	if [ "$T" = swiw ]; then
+		run swiw-rmmod 60 rmmod swiw || fail "rmmod swiw: $(rc_text swiw-rmmod)"
+	fi
+	! failed
+}
+
 # stack.load, nic, each case, a setup and a teardown per change of
 # transport, stack.unload.
 n=0 prev=
@@ -146,10 +327,13 @@ cur=
 for c in "${CASES[@]}" "end"; do
 	read -r t name server <<< "$c"
 	if [ "$t" != "$cur" ]; then
-		[ -n "$cur" ] && run_case "$me.$cur.teardown" teardown_transport "$cur"
+		[ -n "$cur" ] && run_case "$me.$cur.teardown" teardown_case_transport
 		[ "$t" = end ] && break
 		set_transport "$t"
-		run_case "$me.$t.setup" setup_transport "$t"
+		if [ "$t" = swiw ] && ! use_swiw; then
+			set_transport siw
+		fi
+		run_case "$me.$t.setup" setup_case_transport
 		cur=$t
 	fi
 	id="$t.$name.${server}_serves"

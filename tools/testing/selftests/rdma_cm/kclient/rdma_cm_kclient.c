@@ -50,6 +50,10 @@ static char *peer = "";
 module_param(peer, charp, 0444);
 MODULE_PARM_DESC(peer, "connection cases: the passive side listens here, on its own device, instead of on addr");
 
+static char *role = "";
+module_param(role, charp, 0444);
+MODULE_PARM_DESC(role, "reject across two machines: listen (on addr, reject the one request that comes within 120 s) or connect (from addr to peer); both sides here by default");
+
 static ushort port = 7300;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "first port the cases use");
@@ -1330,16 +1334,43 @@ static int kc_mcast(void)
 	return ret;
 }
 
+/*
+ * role=listen: the listener on addr rejects the request that comes from
+ * another machine (role=connect there) within 120 s.
+ */
+static int kc_reject_listen(struct kc_conn *c)
+{
+	int ret = kc_conn_listen(c, port);
+
+	if (ret)
+		return ret;
+	/* The host waits for this line before it lets the peer connect. */
+	pr_info("rdma_cm_kclient: listening on %s:%u\n", addr, port);
+	if (!wait_for_completion_timeout(&c->req_done, 120 * HZ)) {
+		kc_fail("no connection request in 120 s");
+		return -ETIMEDOUT;
+	}
+	return c->handler_err ?:
+	       kc_log_next(&c->passive.log, RDMA_CM_EVENT_CONNECT_REQUEST,
+			   "kc-req", "request");
+}
+
 /* The passive side rejects with private data: REJECTED, data intact. */
 static int kc_reject(void)
 {
 	struct kc_conn *c = kc_conn_alloc();
+	bool here = strcmp(role, "connect");
 	int ret;
 
 	if (!c)
 		return -ENOMEM;
 	c->reject = true;
-	ret = kc_conn_listen(c, port) ?:
+	if (!strcmp(role, "listen")) {
+		ret = kc_reject_listen(c);
+		kc_conn_fini(c);
+		return ret;
+	}
+	ret = (here ? kc_conn_listen(c, port) : 0) ?:
 	      kc_conn_active(c, port) ?:
 	      kc_connect(c) ?:
 	      kc_log_next(&c->active.log, RDMA_CM_EVENT_REJECTED, "kc-rej",
