@@ -171,6 +171,11 @@ bool swiw_ucq_add(struct swiw_cq *cq, const struct ib_wc *wc,
 	smp_store_release(&e->flags, SIW_WQE_VALID);
 	cq->head++;
 
+	/*
+	 * The element before the arming word: the process arms, then
+	 * polls once more; either it sees the element or this sees the arm.
+	 */
+	smp_mb();
 	arm = READ_ONCE(cq->uctrl->flags);
 	*notify = (arm & SIW_NOTIFY_NEXT_COMPLETION) ||
 		  ((arm & SIW_NOTIFY_SOLICITED) && solicited);
