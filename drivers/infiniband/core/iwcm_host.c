@@ -809,6 +809,12 @@ int iw_host_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	if (cm_id->tos_set && laddr->ss_family == AF_INET)
 		ip_sock_set_tos(ep->sock->sk, cm_id->tos);
 	if (laddr->ss_family == cm_id->m_remote_addr.ss_family) {
+		/*
+		 * rdma_cm picked the port in its own port space: TCP may
+		 * still keep it in TIME_WAIT from an earlier connection
+		 * (siw sets it too).
+		 */
+		sock_set_reuseaddr(ep->sock->sk);
 		ret = kernel_bind(ep->sock, (struct sockaddr *)laddr,
 				  iwh_addr_len(laddr));
 		if (ret)
