@@ -6,8 +6,9 @@
 #
 #   cmtime_T_STEP_us   every step of cmtime (create id, resolve addr and
 #                      route, create qp, connect, disconnect, destroy...)
-#                      per connection over transport T (BENCH_TRANSPORTS,
-#                      rxe and siw), CMTIME_CONNS connections as pairs of
+#                      per connection over transport T (TRANSPORTS, rxe
+#                      and siw; none: only the host path below),
+#                      CMTIME_CONNS connections as pairs of
 #                      CMTIME_PER (siw; the siw limit, tests/cmtime.sh)
 #                      or CMTIME_PER_RXE (rxe), CMTIME_PAR pairs at a time
 #
@@ -19,6 +20,17 @@
 #                      siw process, tests/ucmatose.sh)
 #   create_destroy_ns  ucma_bench: a CREATE_ID+DESTROY_ID pair
 #   resolve_event_ns   ucma_bench: RESOLVE_ADDR + blocking GET_EVENT
+#
+# and, with our stack, swiw (iw_cm's host path) against siw (its own
+# connection code) in the "stock" (siw) and "ours" (swiw) columns, each
+# on the two ends of one veth pair (vA; vB in netns ns1):
+#
+#   hp_cmtime_STEP_us  cmtime steps as above, CMTIME_CONNS connections
+#   hp_rstream_mbps    rstream (rsockets: on iWARP an RDMA WRITE of the
+#                      data and an inline SEND per message) of
+#                      RSTREAM_COUNT transfers of 1 MiB
+#
+# (HOSTPATH=0 leaves these out; so does a run without our modules.)
 #
 # ROUNDS rounds of stock then ours (every other round ours first); the
 # table gives the median of each side and their ratio, and the median,
@@ -34,24 +46,33 @@ set -u
 . "$(dirname "$0")/perf_lib.sh"
 
 CMTIME_CONNS=1000 CMTIME_PER=25 CMTIME_PER_RXE=100 CMTIME_PAR=4
+RSTREAM_COUNT=200 HOSTPATH=1
 TRANSPORTS="rxe siw"
 STORM_CLIENTS=10 STORM_CONNS=3
 UCMA_PAIRS=20000 UCMA_EVENTS=2000
 ROUNDS=1
 perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
-	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS" "$@"
+	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS RSTREAM_COUNT
+	   HOSTPATH" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
+[ "$TRANSPORTS" = none ] && TRANSPORTS=	# the host path only
 
 # Titles of the figures that are not cmtime steps.
 declare -A TITLE=(
 	[storm_ms]="storm wall ms ($STORM_CLIENTS x $STORM_CONNS conns)"
 	[create_destroy_ns]="CREATE_ID+DESTROY_ID ns"
 	[resolve_event_ns]="RESOLVE_ADDR+GET_EVENT ns"
+	[hp_rstream_mbps]="siw/swiw rstream 1 MiB Mb/s (higher: better)"
 )
 
 ntransports=$(echo "$TRANSPORTS" | wc -w)
+# swiw needs our iw_cm, and user_verbs takes siw's driver id: with a
+# stock run there is nothing to compare.
+if [ -z "$PERF_OURS" ] || [ ! -f "${OURS_DIR:-}/swiw.ko" ]; then
+	HOSTPATH=0
+fi
 perf_start "$PERF_RESULTS/work-bench" \
-	$((1 + ROUNDS * 2 * (3 * ntransports + 2)))
+	$((1 + ROUNDS * 2 * (3 * ntransports + 2) + HOSTPATH * (2 + ROUNDS * 2 * 4)))
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
 
@@ -98,6 +119,76 @@ bench_ucma() { # ORIGIN
 	awk -v o="$1" -v r="$r" '$1 == "result" { print $2 "_ns", o, $3, r }' ucma_bench.out >> "$RESULTS"
 }
 
+# One soft iWARP device of KIND (siw, or swiw with user verbs) on each
+# end of the veth pair vA 10.0.4.1 -- vB 10.0.4.2 (in ns1).
+hp_up() { # KIND
+	local k=$1
+
+	if ! { run ip 30 ip netns add ns1 &&
+		run ip 30 ip link add vA type veth peer name vB netns ns1 &&
+		run ip 30 ip netns exec ns1 ip link set lo up &&
+		run ip 30 ip addr add 10.0.4.1/24 dev vA &&
+		run ip 30 ip link set vA up &&
+		run ip 30 ip netns exec ns1 ip addr add 10.0.4.2/24 dev vB &&
+		run ip 30 ip netns exec ns1 ip link set vB up; }; then
+		fail "cannot set up the veth pair"
+		return 1
+	fi
+	if [ "$k" = swiw ]; then
+		run insmod 60 insmod "$OURS_DIR/swiw.ko" user_verbs=1 ||
+			{ fail "insmod swiw.ko user_verbs=1"; return 1; }
+	fi
+	if ! { run rdma 60 rdma link add "${k}A" type "$k" netdev vA &&
+		run rdma 60 ip netns exec ns1 rdma link add "${k}B" type "$k" netdev vB; }; then
+		fail "rdma link add ${k}A/${k}B"
+		return 1
+	fi
+}
+
+hp_down() { # KIND
+	rdma link delete "${1}A" > /dev/null 2>&1
+	rdma link delete "${1}B" > /dev/null 2>&1
+	ip link del vA > /dev/null 2>&1
+	ip netns del ns1 > /dev/null 2>&1
+	if [ "$1" = swiw ] && mod_present swiw; then
+		run rmmod 60 rmmod swiw || fail "rmmod swiw"
+	fi
+	! failed
+}
+
+hp_pair() { # STEP I N: see pairs_batched
+	case $1 in
+	server) bg "server$2" 660 ip netns exec ns1 cmtime -b 10.0.4.2 -p $((7400 + $2)) ;;
+	client) bg "client$2" 600 cmtime -b 10.0.4.1 -s 10.0.4.2 -p $((7400 + $2)) -c "$3" ;;
+	check)
+		wait_bg "client$2" 620
+		stop_bg "server$2"
+		expect_rc "client$2" 0
+		expect_out "client$2" '^connect +:'
+		expect_no_out "client$2" '[Ee]rror|[Ff]ail'
+		;;
+	esac
+}
+
+bench_hp_cmtime() { # ORIGIN
+	pairs_batched "$CMTIME_CONNS" "$CMTIME_PER" "$CMTIME_PAR" hp_pair || return
+	failed && return
+	cmtime_steps_us "$CMTIME_CONNS" |
+		awk -v o="$1" -v r="$r" '{ print "hp_cmtime_" $1 "_us", o, $2, r }' >> "$RESULTS"
+}
+
+bench_hp_rstream() { # ORIGIN
+	bg server 300 ip netns exec ns1 rstream -b 10.0.4.2 -p 7600 -S 1048576 -C "$RSTREAM_COUNT"
+	wait_ready server
+	run client 300 rstream -b 10.0.4.1 -s 10.0.4.2 -p 7600 -S 1048576 -C "$RSTREAM_COUNT"
+	wait_bg server 60
+	expect_rc client 0
+	expect_rc server 0
+	failed && return
+	awk -v o="$1" -v r="$r" '$1 != "name" && NF >= 7 { print "hp_rstream_mbps", o, $7 * 1000, r }' \
+		client.out >> "$RESULTS"
+}
+
 median() { # VALUE... (printed with ${FMT:-%.1f})
 	[ $# -gt 0 ] || return 0
 	printf '%s\n' "$@" | sort -g | awk -v fmt="${FMT:-%.1f}" '{ v[NR] = $1 }
@@ -109,6 +200,9 @@ title() { # FIGURE
 
 	if [ -n "${TITLE[$1]:-}" ]; then
 		echo "${TITLE[$1]}"
+	elif [ "${1#hp_}" != "$1" ]; then
+		f=${f#hp_cmtime_}
+		echo "siw/swiw cmtime ${f%_us} us/conn" | tr _ ' '
 	else
 		f=${f%_us}
 		echo "cmtime ${f%%_*} ${f#*_} us/conn" | tr _ ' '
@@ -164,6 +258,28 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		done
 	done
 done
+# The host path: our stack up once, then siw and swiw on the veth pair.
+if [ "$HOSTPATH" = 1 ]; then
+	set_transport siw
+	run_case hp.up load_stack "$PERF_OURS"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		order="siw swiw"
+		[ $((r % 2)) = 0 ] && order="swiw siw"
+		for k in $order; do
+			o=stock
+			[ "$k" = swiw ] && o=ours
+			if run_case "r$r.hp.$k.up" hp_up "$k"; then
+				run_case "r$r.hp.$k.cmtime" bench_hp_cmtime "$o"
+				run_case "r$r.hp.$k.rstream" bench_hp_rstream "$o"
+			else
+				case_not_run "r$r.hp.$k.cmtime" "r$r.hp.$k.up failed"
+				case_not_run "r$r.hp.$k.rstream" "r$r.hp.$k.up failed"
+			fi
+			run_case "r$r.hp.$k.down" hp_down "$k"
+		done
+	done
+	run_case hp.down unload_stack cm
+fi
 ktap_totals
 table > "$PERF_RESULTS/bench.txt"
 [ "$N_FAIL" = 0 ]
