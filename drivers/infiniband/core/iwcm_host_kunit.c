@@ -485,6 +485,46 @@ static void hq_refused_test(struct kunit *test)
 	iw_destroy_cm_id(a);
 }
 
+/*
+ * The connecting socket is bound to the port rdma_cm picked; TCP may
+ * still hold it for an earlier connection (TIME_WAIT).  A bound socket
+ * with SO_REUSEADDR stands in for that: the connect goes ahead, as
+ * siw's does (both ends set SO_REUSEADDR).
+ */
+static void hq_connect_reuse_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_conn_param p = { .ird = 4, .ord = 8 };
+	struct sockaddr_storage ss;
+	struct iw_cm_id *l, *a;
+	struct hq_event *ev;
+	struct socket *s;
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &s), 0);
+	sock_set_reuseaddr(s->sk);
+	hq_addr(&ss, 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(s, (struct sockaddr *)&ss,
+					  sizeof(struct sockaddr_in)), 0);
+	KUNIT_ASSERT_GE(test, kernel_getsockname(s, (struct sockaddr *)&ss), 0);
+
+	a = hq_id(test);
+	hq_addr(&a->local_addr, hq_port(&ss));
+	hq_addr(&a->remote_addr, port);
+	KUNIT_EXPECT_EQ(test, iw_cm_connect(a, &p), 0);
+	ev = hq_wait(fx->c, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_EXPECT_EQ(test, ev->event, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_EQ(test, iw_cm_reject(ev->id, NULL, 0), 0);
+	hq_reply(test, 1, -ECONNREFUSED);
+	iw_destroy_cm_id(a);
+	iw_destroy_cm_id(fx->c->ev[0].id);
+	iw_destroy_cm_id(l);
+	sock_release(s);
+}
+
 /* A port in use: the listen fails with the host's error. */
 static void hq_listen_busy_test(struct kunit *test)
 {
@@ -728,6 +768,7 @@ static struct kunit_case hq_cases[] = {
 	KUNIT_CASE(hq_reject_test),
 	KUNIT_CASE(hq_refused_test),
 	KUNIT_CASE(hq_listen_busy_test),
+	KUNIT_CASE(hq_connect_reuse_test),
 	KUNIT_CASE(hq_hostile_request_test),
 	KUNIT_CASE(hq_markers_test),
 	KUNIT_CASE(hq_hostile_reply_test),
