@@ -217,34 +217,13 @@ serve_nvmeof() { # CASE
 }
 
 connect_nvmeof() { # CASE
-	local c blk deadline
-
 	await "$1" || return
 	NV_DONE="$1-done" NV_SHA=none
 	ADDR=$PEER	# the target's, in nvme_teardown's summary (a subshell)
 	ulp_modules > modules.before
 	trap 'nvme_teardown; announce "$NV_DONE $NV_SHA"' EXIT
 	ulp_modprobe nvme-rdma || return
-	run connect 120 nvme connect -t rdma -a "$PEER" -s "$NVME_PORT" -n "$NVME_NQN" \
-		-q "$NVME_HOSTNQN" -I "$NVME_HOSTID" -i 2 ||
-		{ fail "nvme connect: $(rc_text connect)"; return; }
-	deadline=$((SECONDS + $(tmo 60)))
-	while :; do
-		c=$(nvme_ctrl)
-		for blk in "/sys/class/nvme/$c/$c"n*; do
-			[ -n "$c" ] && [ -b "/dev/${blk##*/}" ] && break 2
-		done
-		[ "$SECONDS" -lt "$deadline" ] ||
-			{ fail "no controller with a namespace for $NVME_NQN"; return; }
-		sleep 0.5
-	done
-	blk=/dev/${blk##*/}
-	mkdir -p "$NVME_DIR"
-	run src 60 dd if=/dev/urandom of="$NVME_DIR/src" bs=1M count="$NVME_MIB"
-	run dd-write 600 dd if="$NVME_DIR/src" of="$blk" bs=1M oflag=direct ||
-		{ fail "dd to $blk: $(rc_text dd-write)"; return; }
-	run dd-read 600 dd if="$blk" of="$NVME_DIR/back" bs=1M count="$NVME_MIB" iflag=direct ||
-		{ fail "dd from $blk: $(rc_text dd-read)"; return; }
+	nvme_host_connect "$PEER" && nvme_host_io || return
 	ulp_compare "$NVME_DIR/src" "read back=$NVME_DIR/back" || return
 	NV_SHA=$(sha256sum < "$NVME_DIR/src" | cut -d' ' -f1)
 }

@@ -309,8 +309,50 @@ nvme_teardown() {
 	fi
 }
 
+# nvme-cli connects to the target at ADDR (1 admin + 2 I/O queues);
+# NVME_BLK is its namespace's block device once the controller is live.
+nvme_host_connect() { # ADDR
+	local c blk deadline t=$SECONDS
+
+	run connect 120 nvme connect -t rdma -a "$1" -s "$NVME_PORT" -n "$NVME_NQN" \
+		-q "$NVME_HOSTNQN" -I "$NVME_HOSTID" -i 2 ||
+		{ fail "nvme connect: $(rc_text connect)"; return 1; }
+	deadline=$((SECONDS + $(tmo 60)))
+	while :; do
+		c=$(nvme_ctrl)
+		if [ -n "$c" ] && [ "$(cat "/sys/class/nvme/$c/state" 2> /dev/null)" = live ]; then
+			for blk in "/sys/class/nvme/$c/$c"n*; do
+				[ -e "$blk" ] && [ -b "/dev/${blk##*/}" ] && break
+				blk=
+			done
+			[ -n "$blk" ] && break
+		fi
+		[ "$SECONDS" -lt "$deadline" ] ||
+			{ fail "no live controller with a namespace for $NVME_NQN (${c:-none})"; return 1; }
+		sleep 0.5
+	done
+	NVME_BLK=/dev/${blk##*/}
+	info "connect: $c ($(cat "/sys/class/nvme/$c/address" 2> /dev/null)), $NVME_BLK;" \
+		"$((SECONDS - t)) s"
+}
+
+# NVME_MIB random MiB (NVME_DIR/src) written to NVME_BLK and read back
+# with O_DIRECT (NVME_DIR/back): over the wire, not from the page cache.
+nvme_host_io() {
+	local t
+
+	mkdir -p "$NVME_DIR"
+	run src 60 dd if=/dev/urandom of="$NVME_DIR/src" bs=1M count="$NVME_MIB"
+	t=$SECONDS
+	run dd-write 600 dd if="$NVME_DIR/src" of="$NVME_BLK" bs=1M oflag=direct ||
+		{ fail "dd to $NVME_BLK: $(rc_text dd-write)"; return 1; }
+	run dd-read 600 dd if="$NVME_BLK" of="$NVME_DIR/back" bs=1M count="$NVME_MIB" \
+		iflag=direct || { fail "dd from $NVME_BLK: $(rc_text dd-read)"; return 1; }
+	info "write + read $NVME_MIB MiB (O_DIRECT): $((SECONDS - t)) s"
+}
+
 test_nvmeof_rdma() {
-	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1 c='' blk='' deadline t
+	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1
 
 	NVME_T0=$SECONDS
 	ulp_have_tools "nvme-cli" nvme || return
@@ -351,36 +393,7 @@ test_nvmeof_rdma() {
 	ln -s "$s" "$p/subsystems/$NVME_NQN" 2>> configfs.out ||
 		{ fail "cannot enable nvmet rdma port $ADDR:$NVME_PORT"; return; }
 
-	t=$SECONDS
-	run connect 120 nvme connect -t rdma -a "$ADDR" -s "$NVME_PORT" -n "$NVME_NQN" \
-		-q "$NVME_HOSTNQN" -I "$NVME_HOSTID" -i 2 ||
-		{ fail "nvme connect: $(rc_text connect)"; return; }
-	deadline=$((SECONDS + $(tmo 60)))
-	while :; do
-		c=$(nvme_ctrl)
-		if [ -n "$c" ] && [ "$(cat "/sys/class/nvme/$c/state" 2> /dev/null)" = live ]; then
-			for blk in "/sys/class/nvme/$c/$c"n*; do
-				[ -e "$blk" ] && [ -b "/dev/${blk##*/}" ] && break
-				blk=
-			done
-			[ -n "$blk" ] && break
-		fi
-		[ "$SECONDS" -lt "$deadline" ] ||
-			{ fail "no live controller with a namespace for $NVME_NQN (${c:-none})"; return; }
-		sleep 0.5
-	done
-	blk=/dev/${blk##*/}
-	info "connect: $c ($(cat "/sys/class/nvme/$c/address" 2> /dev/null)), $blk;" \
-		"$((SECONDS - t)) s"
-
-	mkdir -p "$NVME_DIR"
-	run src 60 dd if=/dev/urandom of="$NVME_DIR/src" bs=1M count=$NVME_MIB
-	t=$SECONDS
-	run dd-write 600 dd if="$NVME_DIR/src" of="$blk" bs=1M oflag=direct ||
-		{ fail "dd to $blk: $(rc_text dd-write)"; return; }
-	run dd-read 600 dd if="$blk" of="$NVME_DIR/back" bs=1M count=$NVME_MIB iflag=direct ||
-		{ fail "dd from $blk: $(rc_text dd-read)"; return; }
-	info "write + read $NVME_MIB MiB (O_DIRECT): $((SECONDS - t)) s"
+	nvme_host_connect "$ADDR" && nvme_host_io || return
 	run dd-target 60 dd if=/dev/nullb0 of="$NVME_DIR/target" bs=1M count=$NVME_MIB \
 		iflag=direct
 	ulp_compare "$NVME_DIR/src" "target's null_blk=$NVME_DIR/target" \
