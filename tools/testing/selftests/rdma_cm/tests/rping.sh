@@ -12,16 +12,21 @@ test_rping() {
 	rping_pair "$ADDR" 7201
 }
 
-# One rping server and client on ADDR:PORT, checked as above (tests/ipv6.sh
-# uses it too).
-rping_pair() { # ADDR PORT
-	bg server 60 rping -s -a "$1" -p "$2" -C 10 -V
-	wait_ready server
-	run client 60 rping -c -a "$1" -p "$2" -C 10 -V -v
-	wait_bg server 30
-	expect_rc client 0
-	expect_rc server 0
-	expect_count client '^ping data: rdma-ping-[0-9]+: ' 10
-	expect_no_out client 'data mismatch!|cq completion failed'
-	expect_no_out server 'data mismatch!|cq completion failed'
+# One rping server on ADDR:PORT and a client (from address FROM if given),
+# checked as above; NAME prefixes their names.  False if any check failed.
+# tests/ipv6.sh and tests/swiw.sh use it too.
+rping_pair() { # ADDR PORT [FROM [NAME]]
+	local s=${4:+$4-}server c=${4:+$4-}client from=()
+
+	[ -n "${3:-}" ] && from=(-I "$3")
+	bg "$s" 60 rping -s -a "$1" -p "$2" -C 10 -V
+	wait_ready "$s"
+	run "$c" 60 rping -c "${from[@]}" -a "$1" -p "$2" -C 10 -V -v
+	wait_bg "$s" 30
+	expect_rc "$c" 0
+	expect_rc "$s" 0
+	expect_count "$c" '^ping data: rdma-ping-[0-9]+: ' 10
+	expect_no_out "$c" 'data mismatch!|cq completion failed'
+	expect_no_out "$s" 'data mismatch!|cq completion failed'
+	! failed
 }

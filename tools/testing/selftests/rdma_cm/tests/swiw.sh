@@ -121,25 +121,11 @@ test_swiw() {
 	# swiw: 400 mapped rings in one process, which siw's mmap keys do
 	# not allow (tests/ucmatose.sh).
 	swiw_setup user_verbs=1 || return 1
-	swiw_rping swiw "$s" "$s" 7470 &&
-		swiw_rping swiw-to-siw "$s" "$ADDR" 7471 &&
-		swiw_rping siw-to-swiw "$ADDR" "$s" 7472 &&
+	rping_pair "$s" 7470 "$s" swiw &&
+		rping_pair "$ADDR" 7471 "$s" swiw-to-siw &&
+		rping_pair "$s" 7472 "$ADDR" siw-to-swiw &&
 		swiw_ucmatose 7473 100
 	swiw_teardown
-}
-
-# rping from FROM to a server on TO, checked as tests/rping.sh does.
-swiw_rping() { # NAME FROM TO PORT
-	bg "$1-server" 60 rping -s -a "$3" -p "$4" -C 10 -V
-	wait_ready "$1-server"
-	run "$1-client" 60 rping -c -I "$2" -a "$3" -p "$4" -C 10 -V -v
-	wait_bg "$1-server" 30
-	expect_rc "$1-client" 0
-	expect_rc "$1-server" 0
-	expect_count "$1-client" '^ping data: rdma-ping-[0-9]+: ' 10
-	expect_no_out "$1-client" 'data mismatch!|cq completion failed'
-	expect_no_out "$1-server" 'data mismatch!|cq completion failed'
-	! failed
 }
 
 # One ucmatose pair of N connections on swiw0, checked as
