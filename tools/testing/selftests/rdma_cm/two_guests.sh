@@ -185,29 +185,13 @@ connect_kcreject() { # CASE
 # announces "CASE-done SHA" (the sha256 of what it wrote: what the
 # target's null_blk must hold), whatever happened.
 serve_nvmeof() { # CASE
-	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1 sha got
+	local sha got
 
 	NVME_T0=$SECONDS
 	ulp_have_modules null_blk nvmet nvmet-rdma || return
 	ulp_modules > modules.before
 	trap 'nvme_teardown' EXIT
-	ulp_modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || return
-	ulp_modprobe nvmet-rdma || return
-	if [ ! -d "$NVMET" ]; then
-		mountpoint -q /sys/kernel/config ||
-			run mount 30 mount -t configfs configfs /sys/kernel/config
-	fi
-	if ! { mkdir "$s" && cfs_write "$s/attr_allow_any_host" 1 &&
-		mkdir "$s/namespaces/1" &&
-		cfs_write "$s/namespaces/1/device_path" /dev/nullb0 &&
-		cfs_write "$s/namespaces/1/enable" 1 && mkdir "$p" &&
-		cfs_write "$p/addr_trtype" rdma && cfs_write "$p/addr_adrfam" ipv4 &&
-		cfs_write "$p/addr_traddr" "$ADDR" &&
-		cfs_write "$p/addr_trsvcid" "$NVME_PORT" &&
-		ln -s "$s" "$p/subsystems/$NVME_NQN"; } 2>> configfs.out; then
-		fail "cannot set up nvmet rdma port $ADDR:$NVME_PORT"
-		return
-	fi
+	nvmet_export "$ADDR" || return
 	announce "$1"
 	sha=$(await_line "$1-done " 300) || return
 	got=$(dd if=/dev/nullb0 bs=1M count="$NVME_MIB" iflag=direct 2> /dev/null |

@@ -351,9 +351,40 @@ nvme_host_io() {
 	info "write + read $NVME_MIB MiB (O_DIRECT): $((SECONDS - t)) s"
 }
 
-test_nvmeof_rdma() {
+# The target side: a memory-backed null_blk (loaded here) as namespace 1
+# of NVME_NQN on nvmet rdma port 1, ADDR:NVME_PORT, any host allowed.
+# nvme_teardown removes it.  two_guests.sh serves NVMe-oF with it too.
+nvmet_export() { # ADDR
 	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1
 
+	# memory_backed: without it null_blk drops what is written.
+	ulp_modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || return
+	ulp_modprobe nvmet-rdma || return
+	[ -b /dev/nullb0 ] || { fail "no /dev/nullb0 after modprobe null_blk"; return 1; }
+	if [ ! -d "$NVMET" ]; then
+		mountpoint -q /sys/kernel/config ||
+			run mount 30 mount -t configfs configfs /sys/kernel/config
+		[ -d "$NVMET" ] || { fail "no $NVMET"; return 1; }
+	fi
+	if [ -e "$s" ] || [ -e "$p" ]; then
+		fail "nvmet subsystem $NVME_NQN or port 1 already exists"
+		return 1
+	fi
+	# Linking the subsystem enables the port: nvmet_rdma listens.
+	if ! { mkdir "$s" && cfs_write "$s/attr_allow_any_host" 1 &&
+		mkdir "$s/namespaces/1" &&
+		cfs_write "$s/namespaces/1/device_path" /dev/nullb0 &&
+		cfs_write "$s/namespaces/1/enable" 1 && mkdir "$p" &&
+		cfs_write "$p/addr_trtype" rdma && cfs_write "$p/addr_adrfam" ipv4 &&
+		cfs_write "$p/addr_traddr" "$1" &&
+		cfs_write "$p/addr_trsvcid" "$NVME_PORT" &&
+		ln -s "$s" "$p/subsystems/$NVME_NQN"; } 2>> configfs.out; then
+		fail "cannot set up nvmet rdma port $1:$NVME_PORT"
+		return 1
+	fi
+}
+
+test_nvmeof_rdma() {
 	NVME_T0=$SECONDS
 	ulp_have_tools "nvme-cli" nvme || return
 	ulp_have_modules null_blk nvmet nvmet-rdma nvme-rdma || return
@@ -364,34 +395,8 @@ test_nvmeof_rdma() {
 	ulp_modules > modules.before
 	trap 'nvme_teardown' EXIT
 
-	# memory_backed: without it null_blk drops what is written.
-	ulp_modprobe null_blk nr_devices=1 gb=1 memory_backed=1 || return
-	ulp_modprobe nvmet-rdma || return
+	nvmet_export "$ADDR" || return
 	ulp_modprobe nvme-rdma || return
-	[ -b /dev/nullb0 ] || { fail "no /dev/nullb0 after modprobe null_blk"; return; }
-	if [ ! -d "$NVMET" ]; then
-		mountpoint -q /sys/kernel/config ||
-			run mount 30 mount -t configfs configfs /sys/kernel/config
-		[ -d "$NVMET" ] || { fail "no $NVMET"; return; }
-	fi
-	if [ -e "$s" ] || [ -e "$p" ]; then
-		fail "nvmet subsystem $NVME_NQN or port 1 already exists"
-		return
-	fi
-
-	mkdir "$s" 2>> configfs.out || { fail "cannot create subsystem $NVME_NQN"; return; }
-	cfs_write "$s/attr_allow_any_host" 1 || return
-	mkdir "$s/namespaces/1" 2>> configfs.out || { fail "cannot create namespace 1"; return; }
-	cfs_write "$s/namespaces/1/device_path" /dev/nullb0 || return
-	cfs_write "$s/namespaces/1/enable" 1 || return
-	mkdir "$p" 2>> configfs.out || { fail "cannot create nvmet port 1"; return; }
-	cfs_write "$p/addr_trtype" rdma || return
-	cfs_write "$p/addr_adrfam" ipv4 || return
-	cfs_write "$p/addr_traddr" "$ADDR" || return
-	cfs_write "$p/addr_trsvcid" "$NVME_PORT" || return
-	# Linking the subsystem enables the port: nvmet_rdma listens.
-	ln -s "$s" "$p/subsystems/$NVME_NQN" 2>> configfs.out ||
-		{ fail "cannot enable nvmet rdma port $ADDR:$NVME_PORT"; return; }
 
 	nvme_host_connect "$ADDR" && nvme_host_io || return
 	run dd-target 60 dd if=/dev/nullb0 of="$NVME_DIR/target" bs=1M count=$NVME_MIB \
