@@ -358,7 +358,7 @@ void swiw_dealloc_ucontext(struct ib_ucontext *uctx);
 int swiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void swiw_mmap_free(struct rdma_user_mmap_entry *entry);
 void *swiw_uqueue_alloc(struct ib_udata *udata, size_t len,
-			struct rdma_user_mmap_entry **map, u64 *key);
+			struct rdma_user_mmap_entry **map);
 void swiw_uqueue_free(void *addr, struct rdma_user_mmap_entry *map);
 bool swiw_ucq_add(struct swiw_cq *cq, const struct ib_wc *wc,
 		  bool solicited, bool *notify);

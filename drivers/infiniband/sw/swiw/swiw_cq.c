@@ -38,12 +38,12 @@ int swiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	/* The arming word sits behind the elements, in the same mapping. */
 	cq->ucqe = swiw_uqueue_alloc(udata, cq->size * sizeof(*cq->ucqe) +
-				     sizeof(*cq->uctrl), &cq->umap,
-				     &resp.cq_key);
+				     sizeof(*cq->uctrl), &cq->umap);
 	if (!cq->ucqe) {
 		ret = -ENOMEM;
 		goto err;
 	}
+	resp.cq_key = rdma_user_mmap_get_offset(cq->umap);
 	cq->uctrl = (struct siw_cq_ctrl *)&cq->ucqe[cq->size];
 	/* resp.cq_id only shows in libsiw's debug output: 0. */
 	resp.num_cqe = cq->size;

@@ -24,12 +24,10 @@ static void swiw_close_work(struct work_struct *work);
 /* A user QP's rings: siw's elements, as many as swiw's queues hold. */
 static int swiw_qp_umap(struct swiw_qp *qp, struct ib_udata *udata)
 {
-	u64 key;
-
 	qp->usq = swiw_uqueue_alloc(udata, qp->sq.size * sizeof(*qp->usq),
-				    &qp->usq_map, &key);
+				    &qp->usq_map);
 	qp->urq = swiw_uqueue_alloc(udata, qp->rq.size * sizeof(*qp->urq),
-				    &qp->urq_map, &key);
+				    &qp->urq_map);
 	return qp->usq && qp->urq ? 0 : -ENOMEM;
 }
 

@@ -61,13 +61,13 @@ void swiw_mmap_free(struct rdma_user_mmap_entry *entry)
  * swiw_uqueue_alloc() - Memory for a ring a user process maps.
  * @udata: the verb's user data (its context)
  * @len: bytes
- * @map: the mmap entry made for it
- * @key: the offset the process maps it at
+ * @map: the mmap entry made for it; rdma_user_mmap_get_offset() of it
+ *       is the offset the process maps the ring at
  *
  * Return: the ring, zeroed, or NULL.
  */
 void *swiw_uqueue_alloc(struct ib_udata *udata, size_t len,
-			struct rdma_user_mmap_entry **map, u64 *key)
+			struct rdma_user_mmap_entry **map)
 {
 	struct swiw_ucontext *uc;
 	struct swiw_umap *m;
@@ -85,7 +85,6 @@ void *swiw_uqueue_alloc(struct ib_udata *udata, size_t len,
 					      SWIW_UMAP_MIN_PGOFF, U32_MAX))
 		goto err;
 	*map = &m->entry;
-	*key = rdma_user_mmap_get_offset(&m->entry);
 	return addr;
 err:
 	kfree(m);
