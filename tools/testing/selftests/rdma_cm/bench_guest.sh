@@ -35,7 +35,9 @@
 # ROUNDS rounds of stock then ours (every other round ours first); the
 # table gives the median of each side and their ratio, and the median,
 # lowest and highest of the per-round ratios (a round's two sides ran
-# back to back, so its ratio shares its noise).  KTAP says what failed
+# back to back, so its ratio shares its noise), a 95% confidence
+# interval of that median (6 rounds or more) and what it says: "<="
+# ours at least as good as stock, ">" ours worse, "~" not resolved.  KTAP says what failed
 # to run; no figure passes or fails.  The table is left in
 # PERF_RESULTS/bench.txt.
 #
@@ -216,10 +218,42 @@ round_ratios() { # FIGURE
 			printf "%.3f\n", v[i " ours"] / v[i " stock"] }' "$RESULTS"
 }
 
+# A distribution-free confidence interval of the median of the
+# per-round ratios RATIO... (sorted): the k-th lowest and k-th highest,
+# k the largest with P(the median lies between them) >= 95% (binomial,
+# p = 1/2).  "-" with fewer than 6 rounds, where no such k exists.
+median_ci() { # RATIO...
+	echo "$@" | awk '{
+		n = NF; c = 1; cdf = 0; k = 0
+		for (i = 0; 2 * i < n; i++) {
+			cdf += c / 2 ^ n		# P(X <= i), X ~ B(n, 1/2)
+			if (1 - 2 * cdf < 0.95)
+				break
+			k = i + 1
+			c = c * (n - i) / (i + 1)
+		}
+		if (k) printf "%s..%s", $k, $(n + 1 - k); else print "-"
+	}'
+}
+
+# What the interval LO..HI of ours/stock says of FIGURE: for times
+# (lower is better) "<=" when even its upper end is at most 1, ">" when
+# even its lower end is above 1, "~" (not resolved) otherwise; rates
+# (_mbps, higher is better) the other way round.
+verdict() { # FIGURE LO..HI
+	local lo=${2%..*} hi=${2#*..}
+
+	[ "$2" = - ] && { echo -; return; }
+	awk -v lo="$lo" -v hi="$hi" -v rate="${1%_mbps}" -v f="$1" 'BEGIN {
+		if (rate != f) { t = lo; lo = 1 / hi; hi = 1 / t }
+		print (hi <= 1 ? "<=" : (lo > 1 ? ">" : "~"))
+	}'
+}
+
 table() {
-	local f o s x rr m
-	printf '%-40s %10s %10s %8s %8s %13s\n' figure stock ours ratio \
-		'rd med' 'rd min..max'
+	local f o s x rr m ci
+	printf '%-40s %10s %10s %8s %8s %13s %13s %s\n' figure stock ours ratio \
+		'rd med' 'rd min..max' '95% CI' verdict
 	awk '!seen[$1]++ { print $1 }' "$RESULTS" | while read -r f; do
 		for o in stock ours; do
 			# shellcheck disable=SC2046	# one value per word
@@ -229,10 +263,13 @@ table() {
 		rr=$(round_ratios "$f" | sort -g | xargs)
 		# shellcheck disable=SC2086	# one value per word
 		m=$(FMT=%.3f median $rr)
-		printf '%-40s %10s %10s %8s %8s %13s\n' "$(title "$f")" "${s:--}" "${x:--}" \
+		# shellcheck disable=SC2086	# one value per word
+		ci=$(median_ci $rr)
+		printf '%-40s %10s %10s %8s %8s %13s %13s %s\n' "$(title "$f")" "${s:--}" "${x:--}" \
 			"$(awk -v s="$s" -v x="$x" 'BEGIN { if (s > 0 && x != "") printf "%.3f", x / s; else print "-" }')" \
 			"${m:--}" \
-			"$(echo "$rr" | awk '{ if (NF) printf "%s..%s", $1, $NF; else print "-" }')"
+			"$(echo "$rr" | awk '{ if (NF) printf "%s..%s", $1, $NF; else print "-" }')" \
+			"$ci" "$(verdict "$f" "$ci")"
 	done
 }
 
