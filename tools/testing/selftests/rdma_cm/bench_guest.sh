@@ -37,9 +37,9 @@
 # lowest and highest of the per-round ratios (a round's two sides ran
 # back to back, so its ratio shares its noise), a 95% confidence
 # interval of that median (6 rounds or more) and what it says: "<="
-# ours at least as good as stock, ">" ours worse, "~" not resolved.  KTAP says what failed
-# to run; no figure passes or fails.  The table is left in
-# PERF_RESULTS/bench.txt.
+# ours at least as good as stock, ">" ours worse, "~" not resolved.
+# KTAP says what failed to run; no figure passes or fails.  The table
+# is left in PERF_RESULTS/bench.txt.
 #
 # Arguments (comma-separated by init): NAME=VALUE for the names above.
 set -u

@@ -202,6 +202,7 @@ serve_nvmeof() { # CASE
 
 connect_nvmeof() { # CASE
 	await "$1" || return
+	NVME_T0=$SECONDS
 	NV_DONE="$1-done" NV_SHA=none
 	ADDR=$PEER	# the target's, in nvme_teardown's summary (a subshell)
 	ulp_modules > modules.before
