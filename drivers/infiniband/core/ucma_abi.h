@@ -373,6 +373,29 @@ static inline bool ucma_is_mc_event(enum rdma_cm_event_type type)
 }
 
 /*
+ * Whether @type answers a RESOLVE_ADDR, RESOLVE_ROUTE or CONNECT: after
+ * it, nothing but destroy changes the id's addresses, device and paths.
+ * DEVICE_REMOVAL does not count: the worker may not have run yet.
+ */
+static inline bool ucma_event_ends_work(enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * The datagram parameters of an event.  For the multicast events
  * rdma_cm's private_data is the join's context pointer, not data: it is
  * never copied (@mc).  @device may be NULL for an unbound id: it is only

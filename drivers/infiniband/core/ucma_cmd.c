@@ -170,6 +170,8 @@ static int ucma_resolve_common(struct ucma_file *file, u32 id,
 	ctx = ucma_ctx_lock(file, id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	/* Before the call: its answer may clear it before the call returns. */
+	WRITE_ONCE(ctx->resolving, true);
 	ret = rdma_resolve_addr(ctx->cm_id, src, dst, timeout_ms);
 	ucma_ctx_unlock(ctx);
 	return ret;
@@ -209,9 +211,33 @@ static int ucma_cmd_resolve_route(struct ucma_file *file, void *in, u32 in_len,
 	ctx = ucma_ctx_lock_dev(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	WRITE_ONCE(ctx->resolving, true);
 	ret = rdma_resolve_route(ctx->cm_id, cmd->timeout_ms);
 	ucma_ctx_unlock(ctx);
 	return ret;
+}
+
+/*
+ * Lock what QUERY reads against the id's event side, when needed.  Under
+ * ctx->lock only the worker of a resolve or connect command changes the
+ * addresses, device and path records; once its answer has been handed to
+ * us (ctx->resolving cleared) they stay until destroy.  Not taking the
+ * handler lock then matters: librdmacm queries right after each event,
+ * often while the worker that delivered it still holds that lock.
+ */
+static bool ucma_route_lock(struct ucma_ctx *ctx)
+{
+	/* pairs with the release in ucma_event_handler() */
+	if (!smp_load_acquire(&ctx->resolving))
+		return false;
+	rdma_lock_handler(ctx->cm_id);
+	return true;
+}
+
+static void ucma_route_unlock(struct ucma_ctx *ctx, bool locked)
+{
+	if (locked)
+		rdma_unlock_handler(ctx->cm_id);
 }
 
 /* An address into a fixed-size answer field, no longer than its family. */
@@ -287,6 +313,7 @@ static int ucma_cmd_query_route(struct ucma_file *file, void *in, u32 in_len,
 	struct rdma_ucm_query_route_resp *resp;
 	struct rdma_ucm_query *cmd = in;
 	struct ucma_ctx *ctx;
+	bool locked;
 	int ret;
 
 	ctx = ucma_ctx_lock(file, cmd->id);
@@ -297,9 +324,9 @@ static int ucma_cmd_query_route(struct ucma_file *file, void *in, u32 in_len,
 		ucma_ctx_unlock(ctx);
 		return -ENOMEM;
 	}
-	rdma_lock_handler(ctx->cm_id);
+	locked = ucma_route_lock(ctx);
 	ucma_fill_route(ctx->cm_id, resp);
-	rdma_unlock_handler(ctx->cm_id);
+	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
 	ret = ucma_copy_out(cmd->response, resp, min_t(size_t, out_len, sizeof(*resp)));
@@ -424,6 +451,7 @@ static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 	struct ucma_ctx *ctx;
 	size_t size = 0;
 	u32 paths = 0;
+	bool locked;
 	void *resp;
 	int ret;
 
@@ -436,7 +464,7 @@ static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 		return PTR_ERR(resp);
 	}
 
-	rdma_lock_handler(ctx->cm_id);
+	locked = ucma_route_lock(ctx);
 	switch (cmd->option) {
 	case RDMA_USER_CM_QUERY_ADDR:
 		ucma_fill_addr(ctx->cm_id, resp);
@@ -448,7 +476,7 @@ static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 		size = ucma_fill_paths(ctx->cm_id, resp, paths);
 		break;
 	}
-	rdma_unlock_handler(ctx->cm_id);
+	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
 	ret = ucma_copy_out(cmd->response, resp, size);
@@ -484,6 +512,8 @@ static int ucma_cmd_connect(struct ucma_file *file, void *in, u32 in_len,
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	ucma_conn_param_from_user(&param, &cmd->conn_param, ucma_af_ib(ctx));
+	/* iWARP's reply rewrites the addresses */
+	WRITE_ONCE(ctx->resolving, true);
 	ret = rdma_connect_ece(ctx->cm_id, &param, &ece);
 	ucma_ctx_unlock(ctx);
 	return ret;

@@ -103,6 +103,9 @@ int ucma_event_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *event)
 
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return ucma_connect_request(ctx, cm_id, event);
+	if (ucma_event_ends_work(event->event))
+		/* the worker's writes first: pairs with ucma_route_lock() */
+		smp_store_release(&ctx->resolving, false);
 
 	/*
 	 * A passive id has no uid until ACCEPT sets one (under this same

@@ -338,6 +338,35 @@ static void ucma_event_layout_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ucma_is_mc_event(RDMA_CM_EVENT_ESTABLISHED));
 }
 
+/* The events after which QUERY reads an id without its handler lock. */
+static void ucma_event_ends_work_test(struct kunit *test)
+{
+	static const enum rdma_cm_event_type ends[] = {
+		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ADDR_ERROR,
+		RDMA_CM_EVENT_ROUTE_RESOLVED, RDMA_CM_EVENT_ROUTE_ERROR,
+		RDMA_CM_EVENT_CONNECT_RESPONSE, RDMA_CM_EVENT_CONNECT_ERROR,
+		RDMA_CM_EVENT_UNREACHABLE, RDMA_CM_EVENT_REJECTED,
+		RDMA_CM_EVENT_ESTABLISHED,
+	};
+	unsigned int i;
+	size_t n = 0;
+	int type;
+
+	for (type = RDMA_CM_EVENT_ADDR_RESOLVED;
+	     type <= RDMA_CM_EVENT_TIMEWAIT_EXIT; type++) {
+		bool want = false;
+
+		for (i = 0; i < ARRAY_SIZE(ends); i++)
+			want |= ends[i] == type;
+		KUNIT_EXPECT_EQ_MSG(test, ucma_event_ends_work(type), want,
+				    "event %d", type);
+		n += want;
+	}
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(ends));
+	/* a removal may come before the resolution's worker has run */
+	KUNIT_EXPECT_FALSE(test, ucma_event_ends_work(RDMA_CM_EVENT_DEVICE_REMOVAL));
+}
+
 static void ucma_conn_event_test(struct kunit *test)
 {
 	struct rdma_ucm_conn_param *dst = kunit_kzalloc(test, sizeof(*dst), GFP_KERNEL);
@@ -461,6 +490,7 @@ static struct kunit_case ucma_abi_cases[] = {
 	KUNIT_CASE(ucma_paths_test),
 	KUNIT_CASE(ucma_path_primary_test),
 	KUNIT_CASE(ucma_event_layout_test),
+	KUNIT_CASE(ucma_event_ends_work_test),
 	KUNIT_CASE(ucma_conn_event_test),
 	KUNIT_CASE(ucma_ud_event_test),
 	KUNIT_CASE(ucma_conn_param_from_user_test),

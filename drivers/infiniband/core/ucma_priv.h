@@ -74,6 +74,11 @@ struct ucma_ctx {
 	struct ucma_file	*file;
 	/* set at CREATE_ID, or by ACCEPT under the handler lock */
 	u64			uid;
+	/*
+	 * A resolve or connect command started a worker that may still
+	 * write the route: set under lock, cleared (release) by its answer.
+	 */
+	bool			resolving;
 	/* events of this id GET_EVENT returned: file->lock */
 	u32			events_reported;
 	/* connection requests a listener may still queue */
