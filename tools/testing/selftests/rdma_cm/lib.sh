@@ -576,7 +576,7 @@ setup_transport() { # TRANSPORT
 			fail "$dev/1 not ACTIVE after $(tmo 30) s"
 			return 1
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	info "$(rdma link show "$dev/1" 2>&1)"
 	return 0

@@ -72,7 +72,7 @@ await_line() { # PREFIX [TMO]
 			echo "${line#"ready $1"}"
 			return 0
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	fail "peer never announced \"$1\" (last: ${line:-nothing})"
 	return 1
@@ -162,7 +162,7 @@ serve_kcreject() { # CASE
 	deadline=$((SECONDS + $(tmo 60)))
 	until dmesg | grep -q "rdma_cm_kclient: listening on $ADDR:7350"; do
 		[ "$SECONDS" -lt "$deadline" ] || { fail "the kernel client never listened"; break; }
-		sleep 0.5
+		nap 0.5
 	done
 	announce "$1"
 	wait_bg server 200
@@ -263,7 +263,7 @@ setup_case_transport() {
 	deadline=$((SECONDS + $(tmo 30)))
 	until rdma link show "$DEV/1" 2> /dev/null | grep -q 'state ACTIVE'; do
 		[ "$SECONDS" -lt "$deadline" ] || { fail "$DEV/1 not ACTIVE"; return 1; }
-		sleep 0.5
+		nap 0.5
 	done
 	info "$(rdma link show "$DEV/1" 2>&1)"
 }

@@ -35,7 +35,7 @@ ipv6_pair() { # CIDR GID ADDR PORT
 	if [ "$T" = rxe ]; then
 		for i in $(seq 40); do
 			ipv6_gid_ready "$2" && break
-			sleep 0.5
+			nap 0.5
 		done
 		ipv6_gid_ready "$2" || fail "no RoCE GID $2 on $DEV after 20 s"
 	fi

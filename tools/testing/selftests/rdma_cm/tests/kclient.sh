@@ -80,7 +80,7 @@ kclient_held_events() {
 	for i in $(seq 20); do
 		ev=$(cat /sys/module/rdma_cm_kclient/parameters/events)
 		[ -n "$ev" ] && break
-		sleep 0.5
+		nap 0.5
 	done
 	echo "$ev"
 }

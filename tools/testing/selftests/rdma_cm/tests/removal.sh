@@ -19,7 +19,7 @@ test_removal() {
 			fail "rping traffic did not start"
 			return
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 	run delete 60 rdma link delete "$DEV"
 	expect_rc delete 0

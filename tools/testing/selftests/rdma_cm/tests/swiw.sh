@@ -70,7 +70,7 @@ swiw_setup() { # [ARGS...]
 			fail "$SWIW_DEV/1 not ACTIVE after $(tmo 30) s"
 			break
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	if failed; then
 		swiw_teardown

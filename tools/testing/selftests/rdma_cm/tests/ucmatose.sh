@@ -123,7 +123,7 @@ test_ucmatose_reject() {
 			ucmatose_reject_late
 			return
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	wait_bg client 15
 	wait_bg server 60

@@ -86,7 +86,7 @@ ulp_unload() { # FILE [TMO]
 			fail "modules loaded by the test still loaded: ${why[*]}"
 			return 1
 		fi
-		sleep 1
+		nap 1
 	done
 }
 
@@ -216,7 +216,7 @@ test_nfs_rdma() {
 			fail "rpcbind does not answer"
 			return
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	# tmpfs has no UUID: it needs an fsid; 0 makes it the NFSv4 root.
 	run exportfs 60 exportfs -o rw,fsid=0,insecure,no_root_squash,no_subtree_check \
@@ -228,7 +228,7 @@ test_nfs_rdma() {
 			fail "rpc.mountd did not register with rpcbind"
 			return
 		fi
-		sleep 0.5
+		nap 0.5
 	done
 	# The first OPEN waits for the end of the grace period: 10 s is the
 	# least nfsd takes.
@@ -283,7 +283,7 @@ nvme_teardown() {
 			fail "nvme disconnect: $(rc_text disconnect)"
 		deadline=$((SECONDS + $(tmo 30)))
 		while nvme_ctrl > /dev/null && [ "$SECONDS" -lt "$deadline" ]; do
-			sleep 0.5
+			nap 0.5
 		done
 		nvme_ctrl > /dev/null && fail "controller $(nvme_ctrl) still there after disconnect"
 	fi
@@ -329,7 +329,7 @@ nvme_host_connect() { # ADDR
 		fi
 		[ "$SECONDS" -lt "$deadline" ] ||
 			{ fail "no live controller with a namespace for $NVME_NQN (${c:-none})"; return 1; }
-		sleep 0.5
+		nap 0.5
 	done
 	NVME_BLK=/dev/${blk##*/}
 	info "connect: $c ($(cat "/sys/class/nvme/$c/address" 2> /dev/null)), $NVME_BLK;" \
