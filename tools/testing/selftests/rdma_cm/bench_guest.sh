@@ -20,6 +20,8 @@
 #                      siw process, tests/ucmatose.sh)
 #   create_destroy_ns  ucma_bench: a CREATE_ID+DESTROY_ID pair
 #   resolve_event_ns   ucma_bench: RESOLVE_ADDR + blocking GET_EVENT
+#   resolve_batch_ns   ucma_bench: per id, 100 RESOLVE_ADDRs, then their
+#                      events with librdmacm's QUERY ADDR after each
 #
 # and, with our stack, swiw (iw_cm's host path) against siw (its own
 # connection code) in the "stock" (siw) and "ours" (swiw) columns, each

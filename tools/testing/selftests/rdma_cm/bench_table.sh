@@ -22,6 +22,7 @@ title() { # FIGURE
 	storm_ms) echo "storm wall ms (${STORM_CLIENTS:-10} x ${STORM_CONNS:-3} conns)" ;;
 	create_destroy_ns) echo "CREATE_ID+DESTROY_ID ns" ;;
 	resolve_event_ns) echo "RESOLVE_ADDR+GET_EVENT ns" ;;
+	resolve_batch_ns) echo "RESOLVE_ADDR batch+GET_EVENT+QUERY ns" ;;
 	hp_rstream_mbps) echo "siw/swiw rstream 1 MiB Mb/s (higher: better)" ;;
 	hp_*)
 		f=${f#hp_cmtime_}

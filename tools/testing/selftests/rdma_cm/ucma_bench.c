@@ -9,10 +9,24 @@
  *                   blocking GET_EVENT until ADDR_RESOLVED arrives: the
  *                   round trip (CREATE_ID and DESTROY_ID around it are
  *                   not timed)
+ *   resolve_batch   per id, of BATCH RESOLVE_ADDRs written back to back,
+ *                   then their BATCH events, each followed by the queries
+ *                   librdmacm makes on ADDR_RESOLVED (QUERY ADDR, and
+ *                   with -g QUERY GID as on an IB or RoCE device): what
+ *                   cmtime's "resolve addr" step asks of the kernel,
+ *                   from one thread (creating and destroying the BATCH
+ *                   ids is not timed)
  *
- * usage: ucma_bench [-n PAIRS] [-e EVENTS] [-a IPV4] [-D DEVICE]
+ * usage: ucma_bench [-n PAIRS] [-e EVENTS] [-b BATCH] [-g] [-v] [-a IPV4]
+ *                   [-D DEVICE]
  *   -n  CREATE_ID+DESTROY_ID pairs (default 20000)
- *   -e  RESOLVE_ADDR+GET_EVENT round trips (default 2000)
+ *   -e  RESOLVE_ADDR+GET_EVENT round trips, and ids resolved in batches
+ *       (default 2000)
+ *   -b  ids of a batch (default 100)
+ *   -g  QUERY GID after QUERY ADDR in the batches
+ *   -v  also "command FIGURE CMD CALLS NANOSECONDS": the mean time of
+ *       each command in a figure's measured run, the untimed ones
+ *       included (CMD as rdma_user_cm.h numbers it)
  *   -a  IPv4 address of the RDMA device (default 10.0.0.1)
  *   -D  device node (default /dev/infiniband/rdma_cm)
  *
@@ -37,9 +51,24 @@
 #include <rdma/rdma_user_cm.h>
 
 #define RDMA_CM_EVENT_ADDR_RESOLVED	0
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int fd = -1;
 static struct in_addr addr;
+static long batch = 100;
+static bool query_gid;
+/* -v: the time spent in each command, and how often it ran */
+static bool verbose;
+static double op_ns[RDMA_USER_CM_CMD_JOIN_MCAST + 1];
+static long op_calls[RDMA_USER_CM_CMD_JOIN_MCAST + 1];
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 /* One command: header and body in one write(); 0 or -errno. */
 static int cmd(__u32 op, void *body, __u16 in, __u16 out)
@@ -49,14 +78,21 @@ static int cmd(__u32 op, void *body, __u16 in, __u16 out)
 		unsigned char body[512];
 	} buf;
 	size_t len = sizeof(buf.hdr) + in;
+	double t0 = 0;
+	ssize_t n;
 
 	buf.hdr.cmd = op;
 	buf.hdr.in = in;
 	buf.hdr.out = out;
 	memcpy(buf.body, body, in);
-	if (write(fd, &buf, len) != (ssize_t)len)
-		return -errno;
-	return 0;
+	if (verbose)
+		t0 = now_ns();
+	n = write(fd, &buf, len);
+	if (verbose && op < ARRAY_SIZE(op_ns)) {
+		op_ns[op] += now_ns() - t0;
+		op_calls[op]++;
+	}
+	return n == (ssize_t)len ? 0 : -errno;
 }
 
 static int create_id(__u32 *id)
@@ -85,24 +121,27 @@ static int destroy_id(__u32 id)
 	return cmd(RDMA_USER_CM_CMD_DESTROY_ID, &c, sizeof(c), sizeof(resp));
 }
 
-/* RESOLVE_ADDR to our own address, then wait for its event. */
-static int resolve_event(__u32 id)
+static int resolve_addr(__u32 id)
 {
-	struct rdma_ucm_event_resp ev = {};
-	struct rdma_ucm_get_event g = { .response = (uintptr_t)&ev };
 	struct rdma_ucm_resolve_addr r = {
 		.id = id,
 		.timeout_ms = 2000,
 		.dst_size = sizeof(struct sockaddr_in),
 	};
 	struct sockaddr_in *dst = (struct sockaddr_in *)&r.dst_addr;
-	int ret;
 
 	dst->sin_family = AF_INET;
 	dst->sin_addr = addr;
-	ret = cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &r, sizeof(r), 0);
-	if (ret)
-		return ret;
+	return cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &r, sizeof(r), 0);
+}
+
+/* The next event, which must be ADDR_RESOLVED; its id in *@id. */
+static int addr_event(__u32 *id)
+{
+	struct rdma_ucm_event_resp ev = {};
+	struct rdma_ucm_get_event g = { .response = (uintptr_t)&ev };
+	int ret;
+
 	ret = cmd(RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev));
 	if (ret)
 		return ret;
@@ -111,15 +150,52 @@ static int resolve_event(__u32 id)
 			ev.event, (int)ev.status);
 		return -EPROTO;
 	}
+	*id = ev.id;
 	return 0;
 }
 
-static double now_ns(void)
+static int query(__u32 id, __u32 option)
 {
-	struct timespec ts;
+	struct rdma_ucm_query_addr_resp resp;
+	struct rdma_ucm_query q = {
+		.response = (uintptr_t)&resp,
+		.id = id,
+		.option = option,
+	};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return cmd(RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(resp));
+}
+
+/* RESOLVE_ADDR to our own address, then wait for its event. */
+static int resolve_event(__u32 id)
+{
+	int ret = resolve_addr(id);
+
+	return ret ? ret : addr_event(&id);
+}
+
+/* A batch of resolves, answered as librdmacm answers ADDR_RESOLVED. */
+static int resolve_batch(const __u32 *ids, long n)
+{
+	__u32 id;
+	long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = resolve_addr(ids[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n; i++) {
+		ret = addr_event(&id);
+		if (!ret)
+			ret = query(id, RDMA_USER_CM_QUERY_ADDR);
+		if (!ret && query_gid)
+			ret = query(id, RDMA_USER_CM_QUERY_GID);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Say which command failed; -1 for the caller to return. */
@@ -158,20 +234,89 @@ static double bench(long n, bool resolve)
 	return resolve ? total / n : (now_ns() - t0) / n;
 }
 
+/* Mean ns per id over @n ids resolved in batches; < 0 on a failure. */
+static double bench_batch(long n)
+{
+	double total = 0, t1;
+	long done, k, made, i;
+	__u32 *ids;
+	int ret = 0, r;
+
+	ids = calloc(batch, sizeof(*ids));
+	if (!ids)
+		return fail("calloc", -ENOMEM);
+	for (done = 0; done < n && !ret; done += k) {
+		k = n - done < batch ? n - done : batch;
+		for (made = 0; made < k; made++) {
+			ret = create_id(&ids[made]);
+			if (ret) {
+				fail("CREATE_ID", ret);
+				break;
+			}
+		}
+		if (!ret) {
+			t1 = now_ns();
+			ret = resolve_batch(ids, k);
+			total += now_ns() - t1;
+			if (ret)
+				fail("RESOLVE_ADDR+GET_EVENT+QUERY", ret);
+		}
+		for (i = 0; i < made; i++) {
+			r = destroy_id(ids[i]);
+			if (r && !ret) {
+				fail("DESTROY_ID", r);
+				ret = r;
+			}
+		}
+	}
+	free(ids);
+	return ret ? -1 : total / n;
+}
+
+static double bench_pairs(long n)
+{
+	return bench(n, false);
+}
+
+static double bench_resolve(long n)
+{
+	return bench(n, true);
+}
+
 int main(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		double (*fn)(long n);
+		int count;	/* index into count[] */
+	} figures[] = {
+		{ "create_destroy", bench_pairs, 0 },
+		{ "resolve_event", bench_resolve, 1 },
+		{ "resolve_batch", bench_batch, 1 },
+	};
 	const char *dev = "/dev/infiniband/rdma_cm", *a = "10.0.0.1";
 	long count[2] = { 20000, 2000 };	/* pairs, round trips */
+	unsigned int i;
 	double ns;
-	int c, i;
+	long n;
+	int c;
 
-	while ((c = getopt(argc, argv, "n:e:a:D:")) != -1) {
+	while ((c = getopt(argc, argv, "n:e:b:gva:D:")) != -1) {
 		switch (c) {
 		case 'n':
 			count[0] = strtol(optarg, NULL, 0);
 			break;
 		case 'e':
 			count[1] = strtol(optarg, NULL, 0);
+			break;
+		case 'b':
+			batch = strtol(optarg, NULL, 0);
+			break;
+		case 'g':
+			query_gid = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'a':
 			a = optarg;
@@ -183,7 +328,8 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (count[0] < 1 || count[1] < 1 || inet_pton(AF_INET, a, &addr) != 1)
+	if (count[0] < 1 || count[1] < 1 || batch < 1 ||
+	    inet_pton(AF_INET, a, &addr) != 1)
 		goto usage;
 	/* blocking: GET_EVENT sleeps until the event is there */
 	fd = open(dev, O_RDWR | O_CLOEXEC);
@@ -192,20 +338,28 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < ARRAY_SIZE(figures); i++) {
+		n = count[figures[i].count];
 		/* a tenth untimed first: caches, slabs, the xarray */
-		if (bench(count[i] / 10 + 1, i) < 0)
+		if (figures[i].fn(n / 10 + 1) < 0)
 			return 1;
-		ns = bench(count[i], i);
+		memset(op_ns, 0, sizeof(op_ns));
+		memset(op_calls, 0, sizeof(op_calls));
+		ns = figures[i].fn(n);
 		if (ns < 0)
 			return 1;
-		printf("result %s %.0f\n", i ? "resolve_event" : "create_destroy", ns);
+		printf("result %s %.0f\n", figures[i].name, ns);
+		for (c = 0; c < (int)ARRAY_SIZE(op_ns); c++)
+			if (op_calls[c])
+				printf("command %s %d %ld %.0f\n", figures[i].name, c,
+				       op_calls[c], op_ns[c] / op_calls[c]);
 		fflush(stdout);
 	}
 	close(fd);
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: ucma_bench [-n PAIRS] [-e EVENTS] [-a IPV4] [-D DEVICE]\n");
+	fprintf(stderr, "usage: ucma_bench [-n PAIRS] [-e EVENTS] [-b BATCH] [-g] [-v]\n"
+		"                  [-a IPV4] [-D DEVICE]\n");
 	return 2;
 }

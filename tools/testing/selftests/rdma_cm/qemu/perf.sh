@@ -16,6 +16,10 @@
 #                    /var/cache/rdma-cm-test); built if missing
 #   BENCH_KERNEL     bench's kernel: bench (default; no debug options,
 #                    build-kernel.sh) or debug (make check's kernel)
+#   BENCH_ICOUNT=1   bench on one CPU whose clock counts instructions
+#                    (run-vm.sh -I): figures that repeat to a percent or
+#                    so from round to round and do not depend on how busy
+#                    the host is, at the price of one CPU instead of two
 #   PERF_OURS="..."  our modules on the "ours" side (default: the
 #                    ones ours.list names)
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
@@ -71,7 +75,7 @@ build_ours() { # KDIR DIR
 job_args() {
 	local v prefix=${mode^^}_ list=()
 	for v in $(compgen -v "$prefix"); do
-		[ "$v" = BENCH_KERNEL ] && continue
+		case $v in BENCH_KERNEL|BENCH_ICOUNT) continue ;; esac
 		list+=("${v#"$prefix"}=${!v}")
 	done
 	local IFS=,
@@ -96,9 +100,11 @@ flock 9 || { result fail "take /tmp/rdmacm-vm.lock"; finish; }
 phase_start guest
 g=$out/guest
 jargs=$(job_args)
+vmflags=()
+[ "${BENCH_ICOUNT:-0}" = 1 ] && [ "$mode" = bench ] && vmflags=(-I)
 echo "$mode: $variant kernel; ours = $PERF_OURS${jargs:+; $jargs}"
 "$sel/qemu/run-vm.sh" -k "$kdir" -o "$g" -j "${mode}_guest.sh" -a "$jargs" \
-	-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo"
+	-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo" "${vmflags[@]}"
 vmrc=$?
 phase_end
 

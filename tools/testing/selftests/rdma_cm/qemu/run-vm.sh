@@ -4,7 +4,7 @@
 # Boot one test guest and run a job in it.
 #
 # usage: run-vm.sh -k KDIR -o OUTDIR -j JOB [-a ARGS] [-m OURS] [-d OURSDIR]
-#                  [-t TIMEOUT] [-n NETSPEC] [-K] [-b BZIMAGE -i INITRD]
+#                  [-t TIMEOUT] [-n NETSPEC] [-K | -I] [-b BZIMAGE -i INITRD]
 #   -k  test kernel directory (from build-kernel.sh)
 #   -b  boot this kernel image instead (Debian's own: -k none)
 #   -i  initramfs that mounts the 9p root (distro-initramfs.sh)
@@ -17,6 +17,10 @@
 #   -n  "listen:PORT" or "connect:PORT": a virtio-net NIC on a QEMU
 #       socket netdev, for the two-guest topology
 #   -K  use KVM (only where a probe boot showed it works)
+#   -I  count instructions: single-threaded TCG with -icount, so that
+#       the guest's clock advances by one nanosecond per instruction
+#       executed and jumps over idle time; a guest's timings then count
+#       the work done, not how busy the host is (make bench)
 #
 # The console goes to OUTDIR/console.log; the job's own output and the
 # kernel log land in OUTDIR as well.
@@ -24,14 +28,14 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../../../../.." && pwd)
 kdir='' out='' job='' args='' ours='' oursdir='' image='' initrd=''
-tmo=2400 net='' accel=tcg
+tmo=2400 net='' accel=tcg smp=2
 # the console of a sane run stays far below this (MiB)
 CONSOLE_MAX_MB=${CONSOLE_MAX_MB:-64}
-while getopts k:o:j:a:m:d:t:n:Kb:i: opt; do
+while getopts k:o:j:a:m:d:t:n:KIb:i: opt; do
 	case $opt in
 	k) kdir=$OPTARG ;; o) out=$OPTARG ;; j) job=$OPTARG ;;
 	a) args=$OPTARG ;; m) ours=$OPTARG ;; d) oursdir=$OPTARG ;;
-	t) tmo=$OPTARG ;; n) net=$OPTARG ;; K) accel=kvm ;;
+	t) tmo=$OPTARG ;; n) net=$OPTARG ;; K) accel=kvm ;; I) accel=icount ;;
 	b) image=$OPTARG ;; i) initrd=$OPTARG ;;
 	*) exit 2 ;;
 	esac
@@ -74,6 +78,11 @@ esac
 
 if [ "$accel" = kvm ]; then
 	cpu=(-accel kvm -cpu "${KVM_CPU:-kvm64}")
+elif [ "$accel" = icount ]; then
+	# one CPU: the secondary's bring-up never completes under icount
+	cpu=(-accel "tcg,thread=single" -icount "shift=0,sleep=off,align=off"
+	     -cpu "max,la57=off")
+	smp=1
 else
 	# QEMU 7.2's TCG "max" has LA57: the KASAN test kernel then faults
 	# on its own 5-level direct map from the first interrupt on.
@@ -82,7 +91,7 @@ fi
 
 set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
-	-machine q35 "${cpu[@]}" -smp 2 -m 4G \
+	-machine q35 "${cpu[@]}" -smp "$smp" -m 4G \
 	-nodefaults -nographic -no-reboot \
 	-serial "file:$out/console.log" -monitor none \
 	"${boot[@]}" -append "$append" \
