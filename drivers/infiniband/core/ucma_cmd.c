@@ -310,28 +310,22 @@ static void ucma_fill_route(struct rdma_cm_id *cm_id,
 static int ucma_cmd_query_route(struct ucma_file *file, void *in, u32 in_len,
 				u32 out_len)
 {
-	struct rdma_ucm_query_route_resp *resp;
+	struct rdma_ucm_query_route_resp resp;
 	struct rdma_ucm_query *cmd = in;
 	struct ucma_ctx *ctx;
 	bool locked;
-	int ret;
 
 	ctx = ucma_ctx_lock(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	resp = kzalloc(sizeof(*resp), GFP_KERNEL);
-	if (!resp) {
-		ucma_ctx_unlock(ctx);
-		return -ENOMEM;
-	}
+	memset(&resp, 0, sizeof(resp));
 	locked = ucma_route_lock(ctx);
-	ucma_fill_route(ctx->cm_id, resp);
+	ucma_fill_route(ctx->cm_id, &resp);
 	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
-	ret = ucma_copy_out(cmd->response, resp, min_t(size_t, out_len, sizeof(*resp)));
-	kfree(resp);
-	return ret;
+	return ucma_copy_out(cmd->response, &resp,
+			     min_t(size_t, out_len, sizeof(resp)));
 }
 
 static void ucma_fill_device(struct rdma_cm_id *cm_id,
@@ -416,72 +410,75 @@ static size_t ucma_fill_paths(struct rdma_cm_id *cm_id,
 	return struct_size(resp, path_data, n);
 }
 
-/* The answer buffer of QUERY @option and its size, or an errno. */
-static void *ucma_query_alloc(u32 option, u32 out_len, size_t *size, u32 *paths)
-{
-	struct rdma_ucm_query_addr_resp *addr;
-	struct rdma_ucm_query_path_resp *path;
-	void *resp;
+/*
+ * QUERY's answer, built on the stack: the largest is a path answer with
+ * the most rdma_cm keeps, a primary and an alternate path.
+ */
+union ucma_query_resp {
+	struct rdma_ucm_query_addr_resp addr;
+	struct rdma_ucm_query_path_resp path;
+	u8 room[sizeof(struct rdma_ucm_query_path_resp) +
+		2 * sizeof(struct ib_path_rec_data)];
+};
 
+/* How much of QUERY @option's answer fits in @out_len, or an errno. */
+static int ucma_query_size(u32 option, u32 out_len, size_t *size, u32 *paths)
+{
 	switch (option) {
 	case RDMA_USER_CM_QUERY_ADDR:
 	case RDMA_USER_CM_QUERY_GID:
 		if (out_len < UCMA_QUERY_ADDR_OUT_MIN)
-			return ERR_PTR(-ENOSPC);
-		*size = min_t(size_t, out_len, sizeof(*addr));
-		resp = kzalloc(sizeof(*addr), GFP_KERNEL);
-		break;
+			return -ENOSPC;
+		*size = min_t(size_t, out_len, sizeof(struct rdma_ucm_query_addr_resp));
+		return 0;
 	case RDMA_USER_CM_QUERY_PATH:
-		if (out_len < sizeof(*path))
-			return ERR_PTR(-ENOSPC);
-		/* rdma_cm keeps at most a primary and an alternate path */
+		if (out_len < sizeof(struct rdma_ucm_query_path_resp))
+			return -ENOSPC;
 		*paths = ucma_paths_that_fit(out_len, 2);
-		resp = kzalloc(struct_size(path, path_data, *paths), GFP_KERNEL);
-		break;
+		return 0;
 	default:
-		return ERR_PTR(UCMA_ENOTIMPL);
+		return UCMA_ENOTIMPL;
 	}
-	return resp ? resp : ERR_PTR(-ENOMEM);
 }
 
 static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 			  u32 out_len)
 {
 	struct rdma_ucm_query *cmd = in;
+	union ucma_query_resp resp;
 	struct ucma_ctx *ctx;
 	size_t size = 0;
 	u32 paths = 0;
 	bool locked;
-	void *resp;
 	int ret;
 
 	ctx = ucma_ctx_lock(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	resp = ucma_query_alloc(cmd->option, out_len, &size, &paths);
-	if (IS_ERR(resp)) {
+	ret = ucma_query_size(cmd->option, out_len, &size, &paths);
+	if (ret) {
 		ucma_ctx_unlock(ctx);
-		return PTR_ERR(resp);
+		return ret;
 	}
 
+	/* all of it: the answer's padding and unused tails reach user space */
+	memset(&resp, 0, sizeof(resp));
 	locked = ucma_route_lock(ctx);
 	switch (cmd->option) {
 	case RDMA_USER_CM_QUERY_ADDR:
-		ucma_fill_addr(ctx->cm_id, resp);
+		ucma_fill_addr(ctx->cm_id, &resp.addr);
 		break;
 	case RDMA_USER_CM_QUERY_GID:
-		ucma_fill_gid(ctx->cm_id, resp);
+		ucma_fill_gid(ctx->cm_id, &resp.addr);
 		break;
 	default:
-		size = ucma_fill_paths(ctx->cm_id, resp, paths);
+		size = ucma_fill_paths(ctx->cm_id, &resp.path, paths);
 		break;
 	}
 	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
-	ret = ucma_copy_out(cmd->response, resp, size);
-	kfree(resp);
-	return ret;
+	return ucma_copy_out(cmd->response, &resp, size);
 }
 
 static bool ucma_af_ib(struct ucma_ctx *ctx)
@@ -908,9 +905,10 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 		 * the handler sees a short one zero-filled.
 		 */
 		size = min_t(u32, hdr.in, cmd->size);
-		memset(&cmd_buf, 0, sizeof(cmd_buf));
 		if (copy_from_user(&cmd_buf, in, size))
 			return -EFAULT;
+		/* the handler reads cmd->size bytes: only the tail needs it */
+		memset((u8 *)&cmd_buf + size, 0, cmd->size - size);
 		ret = cmd->fn(file, &cmd_buf, hdr.in, hdr.out);
 	}
 	return ret ? ret : len;
