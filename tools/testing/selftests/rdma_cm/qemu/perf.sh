@@ -17,9 +17,9 @@
 #   BENCH_KERNEL     bench's kernel: bench (default; no debug options,
 #                    build-kernel.sh) or debug (make check's kernel)
 #   BENCH_ICOUNT=1   bench on one CPU whose clock counts instructions
-#                    (run-vm.sh -I): figures that repeat to a percent or
-#                    so from round to round and do not depend on how busy
-#                    the host is, at the price of one CPU instead of two
+#                    (run-vm.sh -I): figures that do not depend on how
+#                    busy the host is, at the price of one CPU instead of
+#                    two (see rdma_cm_testing.rst for what repeats)
 #   PERF_OURS="..."  our modules on the "ours" side (default: the
 #                    ones ours.list names)
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
