@@ -3,12 +3,14 @@
  * rdma_ucm: the open file (an rdma_cm event channel) and its event queue.
  *
  * Events are queued by the rdma_cm event handler and taken by GET_EVENT
- * in FIFO order.  GET_EVENT copies the oldest record to user space with
- * no lock held (a fault cannot stall the rdma_cm handlers behind the
- * queue lock) and then commits: if that record is still the oldest, it
- * is removed and accounted as reported; if a concurrent GET_EVENT,
- * MIGRATE_ID or destroy took it meanwhile, the copy is void and GET_EVENT
- * starts over.  Each record carries a unique sequence number to tell.
+ * in FIFO order.  GET_EVENT copies the oldest record to user space under
+ * the queue lock with page faults disabled and takes it.  If the copy
+ * would fault, it copies with no lock held (a fault cannot stall the
+ * rdma_cm handlers behind the queue lock) and then commits: if that
+ * record is still the oldest, it is removed and accounted as reported;
+ * if a concurrent GET_EVENT, MIGRATE_ID or destroy took it meanwhile, the
+ * copy is void and GET_EVENT starts over.  Each record carries a unique
+ * sequence number to tell.
  */
 #include <linux/atomic.h>
 #include <linux/fs.h>
@@ -145,29 +147,22 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 }
 
 /*
- * Remove the oldest event if it is still the one numbered @seq, and
- * account it.  A connection request's id then joins @file.
+ * Remove @uev, the oldest event, and account it; called with file->lock
+ * held, which it drops.  A connection request's id then joins @file.
  */
-static bool ucma_commit_event(struct ucma_file *file, u64 seq)
+static void ucma_take_event_unlock(struct ucma_file *file,
+				   struct ucma_event *uev)
+	__releases(&file->lock)
 {
-	struct ucma_ctx *child = NULL;
-	struct ucma_event *uev;
+	struct ucma_ctx *child = uev->child;
 
-	spin_lock(&file->lock);
-	uev = list_first_entry_or_null(&file->events, struct ucma_event, node);
-	if (!uev || uev->seq != seq) {
-		spin_unlock(&file->lock);
-		return false;
-	}
 	list_del(&uev->node);
 	uev->ctx->events_reported++;
 	if (uev->mc)
 		uev->mc->events_reported++;
-	if (uev->child) {
-		child = uev->child;
-		/* the request leaves the listener's backlog */
+	/* the request leaves the listener's backlog */
+	if (child)
 		atomic_inc(&uev->ctx->backlog);
-	}
 	spin_unlock(&file->lock);
 
 	/*
@@ -177,15 +172,31 @@ static bool ucma_commit_event(struct ucma_file *file, u64 seq)
 	if (child)
 		ucma_ctx_publish(child, file);
 	kfree(uev);
+}
+
+/* Take the oldest event if it is still the one numbered @seq. */
+static bool ucma_commit_event(struct ucma_file *file, u64 seq)
+{
+	struct ucma_event *uev;
+
+	spin_lock(&file->lock);
+	uev = list_first_entry_or_null(&file->events, struct ucma_event, node);
+	if (!uev || uev->seq != seq) {
+		spin_unlock(&file->lock);
+		return false;
+	}
+	ucma_take_event_unlock(file, uev);
 	return true;
 }
 
 int ucma_get_event(struct ucma_file *file, void __user *response,
 		   u32 out_len)
 {
-	struct rdma_ucm_event_resp resp;
+	/* only the faulting path uses it, after a full copy into it */
+	struct rdma_ucm_event_resp resp __uninitialized;
 	size_t len = min_t(size_t, out_len, sizeof(resp));
 	struct ucma_event *uev;
+	unsigned long left;
 	u64 seq;
 
 	for (;;) {
@@ -200,6 +211,21 @@ int ucma_get_event(struct ucma_file *file, void __user *response,
 			spin_lock(&file->lock);
 		}
 		uev = list_first_entry(&file->events, struct ucma_event, node);
+
+		/*
+		 * Usually the answer's page is mapped: copy and take the
+		 * event in one go.  Only a fault needs the unlocked copy.
+		 */
+		if (access_ok(response, len)) {
+			pagefault_disable();
+			left = __copy_to_user_inatomic(response, &uev->resp,
+						       len);
+			pagefault_enable();
+			if (!left) {
+				ucma_take_event_unlock(file, uev);
+				return 0;
+			}
+		}
 		seq = uev->seq;
 		memcpy(&resp, &uev->resp, sizeof(resp));
 		spin_unlock(&file->lock);

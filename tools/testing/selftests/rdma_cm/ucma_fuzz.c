@@ -565,7 +565,16 @@ static int run(struct thread *t, struct cmd *c)
 	}
 	atomic_store(&t->cur_id, c->id);
 	atomic_store(&t->cur_slot, c->slot);
-	memset(t->resp, 0, sizeof(*t->resp));
+	/*
+	 * Now and then the answer's page is unmapped (it reads as zeros
+	 * again): the kernel then copies the answer with a page fault,
+	 * which GET_EVENT takes on a path of its own.
+	 */
+	if (chance(t, 10))
+		madvise((void *)((uintptr_t)t->resp & ~(uintptr_t)(PAGE - 1)),
+			PAGE, MADV_DONTNEED);
+	else
+		memset(t->resp, 0, sizeof(*t->resp));
 	/* half the files block in GET_EVENT: a timer interrupts the wait */
 	wait = hdr->cmd == RDMA_USER_CM_CMD_GET_EVENT;
 	if (wait)
