@@ -310,7 +310,7 @@ static void ucma_fill_route(struct rdma_cm_id *cm_id,
 static int ucma_cmd_query_route(struct ucma_file *file, void *in, u32 in_len,
 				u32 out_len)
 {
-	struct rdma_ucm_query_route_resp resp;
+	struct rdma_ucm_query_route_resp resp __uninitialized;	/* memset below */
 	struct rdma_ucm_query *cmd = in;
 	struct ucma_ctx *ctx;
 	bool locked;
@@ -445,7 +445,7 @@ static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 			  u32 out_len)
 {
 	struct rdma_ucm_query *cmd = in;
-	union ucma_query_resp resp;
+	union ucma_query_resp resp __uninitialized;	/* memset below */
 	struct ucma_ctx *ctx;
 	size_t size = 0;
 	u32 paths = 0;
@@ -875,7 +875,8 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 		      size_t len)
 {
 	const void __user *in = buf + sizeof(struct rdma_ucm_cmd_hdr);
-	union ucma_cmd_buf cmd_buf;
+	/* filled below, head copied in and tail zeroed: no stack auto-init */
+	union ucma_cmd_buf cmd_buf __uninitialized;
 	struct rdma_ucm_cmd_hdr hdr;
 	const struct ucma_cmd *cmd;
 	u32 size;
