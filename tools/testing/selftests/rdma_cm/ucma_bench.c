@@ -18,7 +18,7 @@
  *                   ids is not timed)
  *
  * usage: ucma_bench [-n PAIRS] [-e EVENTS] [-b BATCH] [-g] [-v] [-a IPV4]
- *                   [-D DEVICE]
+ *                   [-D DEVICE] [-f FIGURE]
  *   -n  CREATE_ID+DESTROY_ID pairs (default 20000)
  *   -e  RESOLVE_ADDR+GET_EVENT round trips, and ids resolved in batches
  *       (default 2000)
@@ -29,6 +29,7 @@
  *       included (CMD as rdma_user_cm.h numbers it)
  *   -a  IPv4 address of the RDMA device (default 10.0.0.1)
  *   -D  device node (default /dev/infiniband/rdma_cm)
+ *   -f  only this figure (as when profiling one)
  *
  * Each figure is printed as "result NAME NANOSECONDS" (the mean), after
  * a tenth of the count run untimed as a warm-up.  Exit status: 0, 1 when
@@ -295,13 +296,14 @@ int main(int argc, char **argv)
 		{ "resolve_batch", bench_batch, 1 },
 	};
 	const char *dev = "/dev/infiniband/rdma_cm", *a = "10.0.0.1";
+	const char *only = NULL;
 	long count[2] = { 20000, 2000 };	/* pairs, round trips */
 	unsigned int i;
 	double ns;
 	long n;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:e:b:gva:D:")) != -1) {
+	while ((c = getopt(argc, argv, "n:e:b:gva:D:f:")) != -1) {
 		switch (c) {
 		case 'n':
 			count[0] = strtol(optarg, NULL, 0);
@@ -324,12 +326,20 @@ int main(int argc, char **argv)
 		case 'D':
 			dev = optarg;
 			break;
+		case 'f':
+			only = optarg;
+			break;
 		default:
 			goto usage;
 		}
 	}
 	if (count[0] < 1 || count[1] < 1 || batch < 1 ||
 	    inet_pton(AF_INET, a, &addr) != 1)
+		goto usage;
+	for (i = 0; only && i < ARRAY_SIZE(figures); i++)
+		if (!strcmp(only, figures[i].name))
+			break;
+	if (only && i == ARRAY_SIZE(figures))
 		goto usage;
 	/* blocking: GET_EVENT sleeps until the event is there */
 	fd = open(dev, O_RDWR | O_CLOEXEC);
@@ -339,6 +349,8 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < ARRAY_SIZE(figures); i++) {
+		if (only && strcmp(only, figures[i].name))
+			continue;
 		n = count[figures[i].count];
 		/* a tenth untimed first: caches, slabs, the xarray */
 		if (figures[i].fn(n / 10 + 1) < 0)
@@ -360,6 +372,6 @@ int main(int argc, char **argv)
 
 usage:
 	fprintf(stderr, "usage: ucma_bench [-n PAIRS] [-e EVENTS] [-b BATCH] [-g] [-v]\n"
-		"                  [-a IPV4] [-D DEVICE]\n");
+		"                  [-a IPV4] [-D DEVICE] [-f FIGURE]\n");
 	return 2;
 }
