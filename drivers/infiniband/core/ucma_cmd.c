@@ -606,41 +606,28 @@ static int ucma_cmd_init_qp_attr(struct ucma_file *file, void *in, u32 in_len,
 				 u32 out_len)
 {
 	struct rdma_ucm_init_qp_attr *cmd = in;
-	struct ib_uverbs_qp_attr *resp;
-	struct ib_qp_attr *attr;
+	/* on the stack, as a connection asks three times per side */
+	struct ib_uverbs_qp_attr resp = {};
+	struct ib_qp_attr attr = {};
 	struct ucma_ctx *ctx;
 	int mask = 0;
 	int ret;
 
 	if (cmd->qp_state > IB_QPS_ERR)
 		return -EINVAL;
-
-	resp = kzalloc(sizeof(*resp), GFP_KERNEL);
-	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
-	if (!resp || !attr) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	attr->qp_state = cmd->qp_state;
+	attr.qp_state = cmd->qp_state;
 
 	ctx = ucma_ctx_lock_dev(file, cmd->id);
-	if (IS_ERR(ctx)) {
-		ret = PTR_ERR(ctx);
-		goto out;
-	}
-	ret = rdma_init_qp_attr(ctx->cm_id, attr, &mask);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	ret = rdma_init_qp_attr(ctx->cm_id, &attr, &mask);
 	if (!ret) {
-		ib_copy_qp_attr_to_user(ctx->cm_id->device, resp, attr);
-		resp->qp_attr_mask = mask;
+		ib_copy_qp_attr_to_user(ctx->cm_id->device, &resp, &attr);
+		resp.qp_attr_mask = mask;
 	}
 	ucma_ctx_unlock(ctx);
 
-	if (!ret)
-		ret = ucma_copy_out(cmd->response, resp, sizeof(*resp));
-out:
-	kfree(attr);
-	kfree(resp);
-	return ret;
+	return ret ?: ucma_copy_out(cmd->response, &resp, sizeof(resp));
 }
 
 static int ucma_cmd_get_event(struct ucma_file *file, void *in, u32 in_len,
