@@ -895,8 +895,9 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 		size = min_t(u32, hdr.in, cmd->size);
 		if (copy_from_user(&cmd_buf, in, size))
 			return -EFAULT;
-		/* the handler reads cmd->size bytes: only the tail needs it */
-		memset((u8 *)&cmd_buf + size, 0, cmd->size - size);
+		/* the handler reads cmd->size bytes: only a short one needs it */
+		if (unlikely(size < cmd->size))
+			memset((u8 *)&cmd_buf + size, 0, cmd->size - size);
 		ret = cmd->fn(file, &cmd_buf, hdr.in, hdr.out);
 	}
 	return ret ? ret : len;
