@@ -858,6 +858,24 @@ static const struct ucma_cmd ucma_cmds[UCMA_NUM_CMDS] = {
 	UCMA_CMD_USER(JOIN_MCAST, ucma_cmd_join_mcast),
 };
 
+/*
+ * Read the 8-byte header of every command: one get_user() where the
+ * buffer is aligned for it (librdmacm's always is) instead of a call into
+ * the generic copy.
+ */
+static int ucma_get_hdr(struct rdma_ucm_cmd_hdr *hdr, const char __user *buf)
+{
+	u64 raw;
+
+	BUILD_BUG_ON(sizeof(*hdr) != sizeof(raw));
+	if (!IS_ALIGNED((unsigned long)buf, sizeof(raw)))
+		return copy_from_user(hdr, buf, sizeof(*hdr)) ? -EFAULT : 0;
+	if (get_user(raw, (const u64 __user *)buf))
+		return -EFAULT;
+	memcpy(hdr, &raw, sizeof(*hdr));
+	return 0;
+}
+
 ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 		      size_t len)
 {
@@ -877,8 +895,9 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 	}
 	if (len < sizeof(hdr))
 		return -EINVAL;
-	if (copy_from_user(&hdr, buf, sizeof(hdr)))
-		return -EFAULT;
+	ret = ucma_get_hdr(&hdr, buf);
+	if (ret)
+		return ret;
 	ret = ucma_check_hdr(&hdr, len);
 	if (ret)
 		return ret;
