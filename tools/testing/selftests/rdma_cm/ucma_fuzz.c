@@ -173,6 +173,7 @@ struct thread {
 	 */
 	union answer *resp;
 	unsigned char cmd[4096];
+	unsigned char odd[4096 + 16];	/* cmd moved off 8-byte alignment */
 };
 
 struct cmd {
@@ -490,6 +491,7 @@ static int run(struct thread *t, struct cmd *c)
 	int off = pointer_offset(c->cmd), uoff = uid_offset(c->cmd), moff;
 	__u64 ptr = 0, uid = 0;
 	__u32 mid = 0;
+	unsigned char *buf;
 	bool wait;
 	ssize_t ret;
 	int err = 0;
@@ -579,7 +581,13 @@ static int run(struct thread *t, struct cmd *c)
 	wait = hdr->cmd == RDMA_USER_CM_CMD_GET_EVENT;
 	if (wait)
 		arm_timer(t, 1 + rnd_below(t, 20));
-	ret = write(c->fd, t->cmd, c->len);
+	/* now and then from an odd address: the header is read another way */
+	buf = t->cmd;
+	if (chance(t, 10) && c->len <= sizeof(t->cmd)) {
+		buf = t->odd + (-(uintptr_t)t->odd & 7) + 1 + rnd_below(t, 7);
+		memcpy(buf, t->cmd, c->len);
+	}
+	ret = write(c->fd, buf, c->len);
 	if (ret < 0)
 		err = errno;
 	if (wait)
