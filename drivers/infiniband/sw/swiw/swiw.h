@@ -169,6 +169,7 @@ struct swiw_ring {
 	u32 head;			/* free running: next to post */
 	u32 next;			/* send queue: next to send */
 	u32 tail;			/* free running: oldest posted */
+	bool flushed;			/* ERROR, and found empty since */
 };
 
 /* An inbound READ request, waiting for its response to be sent. */
@@ -236,7 +237,6 @@ struct swiw_qp {
 	struct completion freed;
 	spinlock_t lock;		/* state, rings, irq, sock, cm_id */
 	enum swiw_qp_state state;
-	bool flushed;			/* ERROR and the rings flushed */
 	bool peer_closed;
 	bool sig_all;
 	bool sq_completing;		/* someone reports SQ completions */

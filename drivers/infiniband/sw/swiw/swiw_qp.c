@@ -378,8 +378,11 @@ void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
 
 /*
  * Flush a ring from its oldest request.  The ring counts as flushed,
- * and later posts complete at once, only when it was found empty under
- * the lock; completions run outside it (a handler may post).
+ * and later posts to it complete at once, from when it was found empty
+ * under the lock: each ring for itself, so that a post to the send
+ * queue while the receive queue is being flushed (ib_drain_qp's marker)
+ * is not left in a ring nobody flushes again.  Completions run outside
+ * the lock (a handler may post).
  */
 static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
 			    bool recv)
@@ -396,8 +399,7 @@ static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
 				swiw_usq_fetch(qp);
 		}
 		if (r->tail == r->head) {
-			if (recv)
-				qp->flushed = true;
+			r->flushed = true;
 			spin_unlock_irqrestore(&qp->lock, flags);
 			return;
 		}
@@ -493,9 +495,6 @@ static void swiw_close_work(struct work_struct *work)
 	}
 	swiw_flush_ring(qp, &qp->sq, false);
 	swiw_flush_ring(qp, &qp->rq, true);
-	/* A process's doorbell before it saw the QP flushed. */
-	if (qp->usq)
-		swiw_flush_ring(qp, &qp->sq, false);
 
 	if (cm_id) {
 		if (peer)
@@ -612,7 +611,7 @@ static int swiw_post_one(struct swiw_qp *qp, struct swiw_ring *r,
 	int ret = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state == SWIW_QP_ERROR && qp->flushed) {
+	if (qp->state == SWIW_QP_ERROR && r->flushed) {
 		/* Nothing is in flight: complete it now (ib_drain_qp). */
 		*now = true;
 	} else if (r == &qp->sq && qp->state == SWIW_QP_IDLE) {
@@ -714,7 +713,7 @@ static int swiw_doorbell(struct swiw_qp *qp, const struct ib_send_wr *wr)
 		return -EINVAL;
 	spin_lock_irqsave(&qp->lock, flags);
 	state = qp->state;
-	flushed = qp->flushed;
+	flushed = qp->sq.flushed;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	switch (state) {
 	case SWIW_QP_RTS:
