@@ -134,7 +134,7 @@ case_report() { # ID DIR
 
 # Run FUNC ARGS... as case ID and report it; return 1 if it failed.
 run_case() { # ID FUNC [ARGS...]
-	local id=$1 dir
+	local id=$1 dir t0=$SECONDS
 	shift
 	dir=$WORK/$id
 	rm -rf "$dir"
@@ -145,6 +145,8 @@ run_case() { # ID FUNC [ARGS...]
 		trap 'stop_all' EXIT
 		"$@"
 	) > "$dir/.trace" 2>&1 < /dev/null
+	# Where make check's time goes (CI has 90 minutes in all).
+	diag "$id took $((SECONDS - t0)) s"
 	case_report "$id" "$dir"
 }
 
