@@ -234,7 +234,7 @@ declare -A PV_VERDICT PV_TEXT PV_DONE PV_REPORTED
 
 # Run every planned pyverbs test of transport T in one run_tests.py.
 pyverbs_group() { # T
-	local t=$1 names=() id dir verdict name text
+	local t=$1 names=() id dir verdict name text t0=$SECONDS
 
 	for id in "${PLAN[@]}"; do
 		[[ $id == "$t".pyverbs.* ]] && names+=("${id#"$t".pyverbs.}")
@@ -248,6 +248,7 @@ pyverbs_group() { # T
 		trap 'stop_all' EXIT
 		pyverbs_run "${names[@]}"
 	) > "$dir/.trace" 2>&1 < /dev/null
+	diag "$t.pyverbs (${#names[@]} tests) took $((SECONDS - t0)) s"
 	[ -s "$dir/.info" ] && sed 's/^/# /' "$dir/.info"
 	if [ -s "$dir/.fail" ]; then
 		PV_DONE[$t]=fail
