@@ -16,10 +16,10 @@
 #define QT_NR_WC	16
 
 struct qt_ctx {
-	struct swiw_dev *sdev;
+	struct swiw_dev sdev;
 	struct swiw_cq scq;
 	struct swiw_cq rcq;
-	struct swiw_qp *qp;
+	struct swiw_qp qp;
 	struct ib_wc wc[QT_NR_WC];
 	bool wc_recv[QT_NR_WC];
 	int nr_wc;
@@ -53,7 +53,7 @@ void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 		const struct ib_send_wr *bad;
 
 		qt->post_on_recv = 0;
-		qt->post_ret = swiw_post_send(&qt->qp->ibqp, &wr, &bad);
+		qt->post_ret = swiw_post_send(&qt->qp.ibqp, &wr, &bad);
 	}
 }
 
@@ -105,27 +105,26 @@ static int qt_init(struct kunit *test)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
+	/* NULL on failure: .exit, which runs after a failed .init too, skips. */
 	qt = kunit_kzalloc(test, sizeof(*qt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, qt);
-	qt->sdev = kunit_kzalloc(test, sizeof(*qt->sdev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qt->sdev);
-	qt->qp = kunit_kzalloc(test, sizeof(*qt->qp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qt->qp);
-	xa_init_flags(&qt->sdev->qps, XA_FLAGS_ALLOC1);
+	xa_init_flags(&qt->sdev.qps, XA_FLAGS_ALLOC1);
 	attr.send_cq = &qt->scq.ibcq;
 	attr.recv_cq = &qt->rcq.ibcq;
-	qt->qp->ibqp.device = &qt->sdev->ibdev;
-	qt->qp->ibqp.send_cq = attr.send_cq;
-	qt->qp->ibqp.recv_cq = attr.recv_cq;
-	KUNIT_ASSERT_EQ(test, swiw_create_qp(&qt->qp->ibqp, &attr, NULL), 0);
+	qt->qp.ibqp.device = &qt->sdev.ibdev;
+	qt->qp.ibqp.send_cq = attr.send_cq;
+	qt->qp.ibqp.recv_cq = attr.recv_cq;
+	KUNIT_ASSERT_EQ(test, swiw_create_qp(&qt->qp.ibqp, &attr, NULL), 0);
 	return 0;
 }
 
 static void qt_exit(struct kunit *test)
 {
-	if (qt->qp->sq.wqe)
-		swiw_destroy_qp(&qt->qp->ibqp, NULL);
-	xa_destroy(&qt->sdev->qps);
+	if (!qt)
+		return;
+	if (qt->qp.sq.wqe)
+		swiw_destroy_qp(&qt->qp.ibqp, NULL);
+	xa_destroy(&qt->sdev.qps);
 }
 
 static int qt_post(struct ib_qp *ibqp, bool recv, u64 wr_id)
@@ -169,7 +168,7 @@ static void qt_fail(struct swiw_qp *qp)
 /* What is queued when the QP fails is flushed, each queue in order. */
 static void swiw_qp_flush_test(struct kunit *test)
 {
-	struct swiw_qp *qp = qt->qp;
+	struct swiw_qp *qp = &qt->qp;
 
 	qp->state = SWIW_QP_RTS;	/* as swiw_attach() leaves it */
 	KUNIT_ASSERT_EQ(test, qt_post(&qp->ibqp, true, 1), 0);
@@ -189,7 +188,7 @@ static void swiw_qp_flush_test(struct kunit *test)
 /* After the flush, a post completes at once: ib_drain_qp()'s markers. */
 static void swiw_qp_drain_after_test(struct kunit *test)
 {
-	struct swiw_qp *qp = qt->qp;
+	struct swiw_qp *qp = &qt->qp;
 
 	qp->state = SWIW_QP_RTS;
 	qt_fail(qp);
@@ -210,7 +209,7 @@ static void swiw_qp_drain_after_test(struct kunit *test)
  */
 static void swiw_qp_drain_between_test(struct kunit *test)
 {
-	struct swiw_qp *qp = qt->qp;
+	struct swiw_qp *qp = &qt->qp;
 
 	qp->state = SWIW_QP_RTS;
 	KUNIT_ASSERT_EQ(test, qt_post(&qp->ibqp, true, 1), 0);
@@ -227,9 +226,9 @@ static void swiw_qp_drain_between_test(struct kunit *test)
 /* A send to a QP that never had a stream is refused, not queued. */
 static void swiw_qp_idle_send_test(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, qt_post(&qt->qp->ibqp, false, 1), -ENOTCONN);
-	KUNIT_EXPECT_EQ(test, qt_post(&qt->qp->ibqp, true, 2), 0);
-	qt_fail(qt->qp);
+	KUNIT_EXPECT_EQ(test, qt_post(&qt->qp.ibqp, false, 1), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, qt_post(&qt->qp.ibqp, true, 2), 0);
+	qt_fail(&qt->qp);
 	KUNIT_EXPECT_EQ(test, qt->nr_wc, 1);
 	KUNIT_EXPECT_GE(test, qt_find(test, true, 2), 0);
 }
