@@ -2,11 +2,12 @@
 /*
  * rdma_ucm: write() command dispatch and the commands on ids.
  *
- * ucma_dispatch() copies a command's input once into kernel memory; its
- * handler validates it, then looks the id up in the calling file (a
- * reference) and takes ctx->lock around its calls into rdma_cm
- * (ucma_ctx_lock()), builds any answer in kernel memory and copies it to
- * user space after dropping the lock.
+ * ucma_dispatch() checks a command's header and calls its entry, which
+ * copies the input once into kernel memory; the handler validates it,
+ * then looks the id up in the calling file (a reference) and takes
+ * ctx->lock around its calls into rdma_cm (ucma_ctx_lock()), builds any
+ * answer in kernel memory and copies it to user space after dropping the
+ * lock.
  */
 #include <linux/file.h>
 #include <linux/nospec.h>
@@ -21,28 +22,6 @@
 
 #include "ucma_abi.h"
 #include "ucma_priv.h"
-
-/* The input of any command ucma_dispatch() copies in for its handler. */
-union ucma_cmd_buf {
-	struct rdma_ucm_create_id	create_id;
-	struct rdma_ucm_destroy_id	destroy_id;
-	struct rdma_ucm_bind_ip		bind_ip;
-	struct rdma_ucm_bind		bind;
-	struct rdma_ucm_resolve_ip	resolve_ip;
-	struct rdma_ucm_resolve_addr	resolve_addr;
-	struct rdma_ucm_resolve_route	resolve_route;
-	struct rdma_ucm_query		query;
-	struct rdma_ucm_connect		connect;
-	struct rdma_ucm_listen		listen;
-	struct rdma_ucm_accept		accept;
-	struct rdma_ucm_reject		reject;
-	struct rdma_ucm_disconnect	disconnect;
-	struct rdma_ucm_init_qp_attr	init_qp_attr;
-	struct rdma_ucm_get_event	get_event;
-	struct rdma_ucm_set_option	set_option;
-	struct rdma_ucm_notify		notify;
-	struct rdma_ucm_migrate_id	migrate_id;
-};
 
 static int ucma_copy_out(u64 response, const void *resp, size_t size)
 {
@@ -808,53 +787,90 @@ out_fdput:
 }
 
 /*
- * A command's handler.  @fn gets the command's structure copied in by
- * ucma_dispatch(), @size bytes of it; the multicast commands (@user_fn)
- * read their input themselves.
+ * Copy a command's input into @buf, @size bytes: ucma_check_hdr() made
+ * @in_len at least that, but for CONNECT and ACCEPT, which may lack
+ * their ECE tail and are then zero-filled.  Inlined with a constant
+ * @size, the usual full copy needs no run-time object check under
+ * HARDENED_USERCOPY (a walk of the stack frames on every command).
  */
-struct ucma_cmd {
-	int (*fn)(struct ucma_file *file, void *in, u32 in_len, u32 out_len);
-	int (*user_fn)(struct ucma_file *file, const void __user *in,
-		       u32 in_len, u32 out_len);
-	u16 size;
-};
+static __always_inline int ucma_copy_in(void *buf, size_t size,
+					const void __user *in, u32 in_len)
+{
+	if (likely(in_len >= size))
+		return copy_from_user(buf, in, size) ? -EFAULT : 0;
+	memset(buf, 0, size);
+	return copy_from_user(buf, in, in_len) ? -EFAULT : 0;
+}
 
-#define UCMA_CMD(cmd, handler, type)					\
-	[RDMA_USER_CM_CMD_##cmd] = {					\
-		.fn = handler,						\
-		.size = sizeof(type) +					\
-			BUILD_BUG_ON_ZERO(sizeof(type) >		\
-					  sizeof(union ucma_cmd_buf)),	\
-	}
+/*
+ * The entry of a command whose handler takes its structure in kernel
+ * memory: HANDLER_in() copies it in, at its own size, and calls HANDLER.
+ */
+#define UCMA_CMD_IN(handler, type)					\
+static int handler##_in(struct ucma_file *file, const void __user *in,	\
+			u32 in_len, u32 out_len)			\
+{									\
+	type cmd __uninitialized;	/* copied in, tail zeroed */	\
+									\
+	return ucma_copy_in(&cmd, sizeof(cmd), in, in_len) ?:		\
+	       handler(file, &cmd, in_len, out_len);			\
+}
+
+UCMA_CMD_IN(ucma_cmd_create_id, struct rdma_ucm_create_id)
+UCMA_CMD_IN(ucma_cmd_destroy_id, struct rdma_ucm_destroy_id)
+UCMA_CMD_IN(ucma_cmd_bind_ip, struct rdma_ucm_bind_ip)
+UCMA_CMD_IN(ucma_cmd_resolve_ip, struct rdma_ucm_resolve_ip)
+UCMA_CMD_IN(ucma_cmd_resolve_route, struct rdma_ucm_resolve_route)
+UCMA_CMD_IN(ucma_cmd_query_route, struct rdma_ucm_query)
+UCMA_CMD_IN(ucma_cmd_connect, struct rdma_ucm_connect)
+UCMA_CMD_IN(ucma_cmd_listen, struct rdma_ucm_listen)
+UCMA_CMD_IN(ucma_cmd_accept, struct rdma_ucm_accept)
+UCMA_CMD_IN(ucma_cmd_reject, struct rdma_ucm_reject)
+UCMA_CMD_IN(ucma_cmd_disconnect, struct rdma_ucm_disconnect)
+UCMA_CMD_IN(ucma_cmd_init_qp_attr, struct rdma_ucm_init_qp_attr)
+UCMA_CMD_IN(ucma_cmd_get_event, struct rdma_ucm_get_event)
+UCMA_CMD_IN(ucma_cmd_set_option, struct rdma_ucm_set_option)
+UCMA_CMD_IN(ucma_cmd_notify, struct rdma_ucm_notify)
+UCMA_CMD_IN(ucma_cmd_migrate_id, struct rdma_ucm_migrate_id)
+UCMA_CMD_IN(ucma_cmd_query, struct rdma_ucm_query)
+UCMA_CMD_IN(ucma_cmd_bind, struct rdma_ucm_bind)
+UCMA_CMD_IN(ucma_cmd_resolve_addr, struct rdma_ucm_resolve_addr)
+
+/*
+ * The commands' entries, with their input in user memory: those above,
+ * and the multicast commands, which read their input themselves.
+ */
+typedef int (*ucma_cmd_fn)(struct ucma_file *file, const void __user *in,
+			   u32 in_len, u32 out_len);
+
+#define UCMA_CMD(cmd, handler)						\
+	[RDMA_USER_CM_CMD_##cmd] = handler##_in
 #define UCMA_CMD_USER(cmd, handler)					\
-	[RDMA_USER_CM_CMD_##cmd] = { .user_fn = handler }
+	[RDMA_USER_CM_CMD_##cmd] = handler
 
-static const struct ucma_cmd ucma_cmds[UCMA_NUM_CMDS] = {
-	UCMA_CMD(CREATE_ID, ucma_cmd_create_id, struct rdma_ucm_create_id),
-	UCMA_CMD(DESTROY_ID, ucma_cmd_destroy_id, struct rdma_ucm_destroy_id),
-	UCMA_CMD(BIND_IP, ucma_cmd_bind_ip, struct rdma_ucm_bind_ip),
-	UCMA_CMD(RESOLVE_IP, ucma_cmd_resolve_ip, struct rdma_ucm_resolve_ip),
-	UCMA_CMD(RESOLVE_ROUTE, ucma_cmd_resolve_route,
-		 struct rdma_ucm_resolve_route),
-	UCMA_CMD(QUERY_ROUTE, ucma_cmd_query_route, struct rdma_ucm_query),
-	UCMA_CMD(CONNECT, ucma_cmd_connect, struct rdma_ucm_connect),
-	UCMA_CMD(LISTEN, ucma_cmd_listen, struct rdma_ucm_listen),
-	UCMA_CMD(ACCEPT, ucma_cmd_accept, struct rdma_ucm_accept),
-	UCMA_CMD(REJECT, ucma_cmd_reject, struct rdma_ucm_reject),
-	UCMA_CMD(DISCONNECT, ucma_cmd_disconnect, struct rdma_ucm_disconnect),
-	UCMA_CMD(INIT_QP_ATTR, ucma_cmd_init_qp_attr,
-		 struct rdma_ucm_init_qp_attr),
-	UCMA_CMD(GET_EVENT, ucma_cmd_get_event, struct rdma_ucm_get_event),
+static const ucma_cmd_fn ucma_cmds[UCMA_NUM_CMDS] = {
+	UCMA_CMD(CREATE_ID, ucma_cmd_create_id),
+	UCMA_CMD(DESTROY_ID, ucma_cmd_destroy_id),
+	UCMA_CMD(BIND_IP, ucma_cmd_bind_ip),
+	UCMA_CMD(RESOLVE_IP, ucma_cmd_resolve_ip),
+	UCMA_CMD(RESOLVE_ROUTE, ucma_cmd_resolve_route),
+	UCMA_CMD(QUERY_ROUTE, ucma_cmd_query_route),
+	UCMA_CMD(CONNECT, ucma_cmd_connect),
+	UCMA_CMD(LISTEN, ucma_cmd_listen),
+	UCMA_CMD(ACCEPT, ucma_cmd_accept),
+	UCMA_CMD(REJECT, ucma_cmd_reject),
+	UCMA_CMD(DISCONNECT, ucma_cmd_disconnect),
+	UCMA_CMD(INIT_QP_ATTR, ucma_cmd_init_qp_attr),
+	UCMA_CMD(GET_EVENT, ucma_cmd_get_event),
 	/* GET_OPTION: never implemented, ucma_check_hdr() refuses it */
-	UCMA_CMD(SET_OPTION, ucma_cmd_set_option, struct rdma_ucm_set_option),
-	UCMA_CMD(NOTIFY, ucma_cmd_notify, struct rdma_ucm_notify),
+	UCMA_CMD(SET_OPTION, ucma_cmd_set_option),
+	UCMA_CMD(NOTIFY, ucma_cmd_notify),
 	UCMA_CMD_USER(JOIN_IP_MCAST, ucma_cmd_join_ip_mcast),
 	UCMA_CMD_USER(LEAVE_MCAST, ucma_cmd_leave_mcast),
-	UCMA_CMD(MIGRATE_ID, ucma_cmd_migrate_id, struct rdma_ucm_migrate_id),
-	UCMA_CMD(QUERY, ucma_cmd_query, struct rdma_ucm_query),
-	UCMA_CMD(BIND, ucma_cmd_bind, struct rdma_ucm_bind),
-	UCMA_CMD(RESOLVE_ADDR, ucma_cmd_resolve_addr,
-		 struct rdma_ucm_resolve_addr),
+	UCMA_CMD(MIGRATE_ID, ucma_cmd_migrate_id),
+	UCMA_CMD(QUERY, ucma_cmd_query),
+	UCMA_CMD(BIND, ucma_cmd_bind),
+	UCMA_CMD(RESOLVE_ADDR, ucma_cmd_resolve_addr),
 	UCMA_CMD_USER(JOIN_MCAST, ucma_cmd_join_mcast),
 };
 
@@ -880,11 +896,8 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 		      size_t len)
 {
 	const void __user *in = buf + sizeof(struct rdma_ucm_cmd_hdr);
-	/* filled below, head copied in and tail zeroed: no stack auto-init */
-	union ucma_cmd_buf cmd_buf __uninitialized;
 	struct rdma_ucm_cmd_hdr hdr;
-	const struct ucma_cmd *cmd;
-	u32 size;
+	ucma_cmd_fn fn;
 	int ret;
 
 	/* a write() on an fd passed to a process of other credentials */
@@ -902,22 +915,7 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 	if (ret)
 		return ret;
 
-	cmd = &ucma_cmds[array_index_nospec(hdr.cmd, UCMA_NUM_CMDS)];
-	if (cmd->user_fn) {
-		ret = cmd->user_fn(file, in, hdr.in, hdr.out);
-	} else {
-		/*
-		 * ucma_check_hdr() made hdr.in at least the whole structure,
-		 * but for CONNECT and ACCEPT, which may lack their ECE tail:
-		 * the handler sees a short one zero-filled.
-		 */
-		size = min_t(u32, hdr.in, cmd->size);
-		if (copy_from_user(&cmd_buf, in, size))
-			return -EFAULT;
-		/* the handler reads cmd->size bytes: only a short one needs it */
-		if (unlikely(size < cmd->size))
-			memset((u8 *)&cmd_buf + size, 0, cmd->size - size);
-		ret = cmd->fn(file, &cmd_buf, hdr.in, hdr.out);
-	}
+	fn = ucma_cmds[array_index_nospec(hdr.cmd, UCMA_NUM_CMDS)];
+	ret = fn(file, in, hdr.in, hdr.out);
 	return ret ? ret : len;
 }
