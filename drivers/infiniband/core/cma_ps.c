@@ -163,39 +163,28 @@ static void cma_ps_join(struct cma_bind_list *bl,
 	id_priv->bound_ps = bl->ps;
 }
 
-/* Take a port nobody holds. */
-static int cma_ps_new_port(struct xarray *xa, enum rdma_ucm_port_space ps,
-			   u16 port, struct rdma_id_private *id_priv)
+/*
+ * Take @port, alone or next to its holders.  A port nobody holds gets
+ * *@spare as its bind list, and *@spare becomes NULL: one walk of the
+ * xarray finds a holder or stores the new list.
+ */
+static int cma_ps_take(struct xarray *xa, struct cma_bind_list **spare,
+		       u16 port, struct rdma_id_private *id_priv,
+		       bool auto_bind)
 {
 	struct cma_bind_list *bl;
 	int ret;
 
-	bl = kzalloc(sizeof(*bl), GFP_KERNEL);
-	if (!bl)
-		return -ENOMEM;
-	bl->ps = ps;
-	bl->port = port;
-	INIT_HLIST_HEAD(&bl->owners);
-
-	ret = xa_insert(xa, port, bl, GFP_KERNEL);
-	if (ret) {
-		kfree(bl);
-		return ret == -EBUSY ? -EADDRINUSE : ret;
+	(*spare)->port = port;
+	bl = xa_cmpxchg(xa, port, NULL, *spare, GFP_KERNEL);
+	if (xa_is_err(bl))
+		return xa_err(bl);
+	if (!bl) {
+		bl = *spare;
+		*spare = NULL;
+		cma_ps_join(bl, id_priv);
+		return 0;
 	}
-	cma_ps_join(bl, id_priv);
-	return 0;
-}
-
-/* Take @port, alone or next to its holders. */
-static int cma_ps_take(struct xarray *xa, enum rdma_ucm_port_space ps,
-		       u16 port, struct rdma_id_private *id_priv,
-		       bool auto_bind)
-{
-	struct cma_bind_list *bl = xa_load(xa, port);
-	int ret;
-
-	if (!bl)
-		return cma_ps_new_port(xa, ps, port, id_priv);
 
 	ret = cma_ps_check_owners(bl, id_priv, READ_ONCE(id_priv->reuseaddr),
 				  auto_bind);
@@ -211,7 +200,7 @@ static int cma_ps_take(struct xarray *xa, enum rdma_ucm_port_space ps,
  * reused right after its previous owner released it.
  */
 static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
-			   enum rdma_ucm_port_space ps,
+			   struct cma_bind_list **spare,
 			   struct rdma_id_private *id_priv)
 {
 	int low, high, port, remaining, ret;
@@ -230,7 +219,7 @@ static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
 			try_last = true;
 			continue;
 		}
-		ret = cma_ps_take(xa, ps, port, id_priv, true);
+		ret = cma_ps_take(xa, spare, port, id_priv, true);
 		if (ret == -EADDRNOTAVAIL)
 			continue;
 		if (!ret)
@@ -238,7 +227,7 @@ static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
 		return ret;
 	}
 	if (try_last)
-		return cma_ps_take(xa, ps, table->last_port, id_priv, true);
+		return cma_ps_take(xa, spare, table->last_port, id_priv, true);
 	return -EADDRNOTAVAIL;
 }
 
@@ -262,6 +251,7 @@ int cma_ps_get_port(struct cma_ps_table *table, enum rdma_ucm_port_space ps,
 {
 	struct xarray *xa = cma_ps_xa(table, ps);
 	u16 port = cma_addr_port(cma_src_addr(id_priv));
+	struct cma_bind_list *spare;
 	int ret;
 
 	if (!xa)
@@ -272,12 +262,20 @@ int cma_ps_get_port(struct cma_ps_table *table, enum rdma_ucm_port_space ps,
 	    !ns_capable(table->net->user_ns, CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
+	/* the list of a new port; freed below if the port had holders */
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	if (!spare)
+		return -ENOMEM;
+	spare->ps = ps;
+	INIT_HLIST_HEAD(&spare->owners);
+
 	mutex_lock(&table->lock);
 	if (port)
-		ret = cma_ps_take(xa, ps, port, id_priv, false);
+		ret = cma_ps_take(xa, &spare, port, id_priv, false);
 	else
-		ret = cma_ps_take_any(table, xa, ps, id_priv);
+		ret = cma_ps_take_any(table, xa, &spare, id_priv);
 	mutex_unlock(&table->lock);
+	kfree(spare);
 	return ret;
 }
 
