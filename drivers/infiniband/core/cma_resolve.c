@@ -35,16 +35,17 @@ static void cma_addr_handler(int status, struct sockaddr *src_addr,
 {
 	struct rdma_id_private *id_priv = context;
 	struct rdma_cm_event event = {};
-	struct sockaddr_storage old_src;
+	struct sockaddr_storage old_src __uninitialized;	/* len bytes used */
 	struct sockaddr *src = cma_src_addr(id_priv);
+	size_t len = rdma_addr_size(src_addr);
 
 	mutex_lock(&id_priv->handler_mutex);
 	if (cma_comp_exch(id_priv, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED))
 		goto out;
 
 	/* ib_core chose the source address; keep ours if that fails. */
-	memcpy(&old_src, src, sizeof(old_src));
-	memcpy(src, src_addr, rdma_addr_size(src_addr));
+	memcpy(&old_src, src, len);
+	memcpy(src, src_addr, len);
 	if (!status && !id_priv->cma_dev) {
 		status = cma_dev_acquire_by_src(id_priv);
 		if (!status)
@@ -52,7 +53,7 @@ static void cma_addr_handler(int status, struct sockaddr *src_addr,
 	}
 
 	if (status) {
-		memcpy(src, &old_src, sizeof(old_src));
+		memcpy(src, &old_src, len);
 		if (cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED,
 				  RDMA_CM_ADDR_BOUND))
 			goto out;
