@@ -22,6 +22,9 @@
 #   resolve_event_ns   ucma_bench: RESOLVE_ADDR + blocking GET_EVENT
 #   resolve_batch_ns   ucma_bench: per id, 100 RESOLVE_ADDRs, then their
 #                      events with librdmacm's QUERY ADDR after each
+#   bind_batch_ns      ucma_bench: per id, 100 BINDs to the wildcard with
+#                      port 0 (an ephemeral port each; the implied bind of
+#                      RESOLVE_ADDR)
 #
 # and, with our stack, swiw (iw_cm's host path) against siw (its own
 # connection code) in the "stock" (siw) and "ours" (swiw) columns, each

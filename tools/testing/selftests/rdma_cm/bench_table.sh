@@ -23,6 +23,7 @@ title() { # FIGURE
 	create_destroy_ns) echo "CREATE_ID+DESTROY_ID ns" ;;
 	resolve_event_ns) echo "RESOLVE_ADDR+GET_EVENT ns" ;;
 	resolve_batch_ns) echo "RESOLVE_ADDR batch+GET_EVENT+QUERY ns" ;;
+	bind_batch_ns) echo "BIND batch (ephemeral port) ns" ;;
 	hp_rstream_mbps) echo "siw/swiw rstream 1 MiB Mb/s (higher: better)" ;;
 	hp_*)
 		f=${f#hp_cmtime_}

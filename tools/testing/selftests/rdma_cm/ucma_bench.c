@@ -16,12 +16,17 @@
  *                   cmtime's "resolve addr" step asks of the kernel,
  *                   from one thread (creating and destroying the BATCH
  *                   ids is not timed)
+ *   bind_batch      per id, of BATCH BINDs to the IPv4 wildcard with port
+ *                   0 written back to back: the implied bind of a
+ *                   RESOLVE_ADDR without a source, an ephemeral port
+ *                   taken next to BATCH others (creating and destroying
+ *                   the ids is not timed)
  *
  * usage: ucma_bench [-n PAIRS] [-e EVENTS] [-b BATCH] [-g] [-v] [-a IPV4]
  *                   [-D DEVICE] [-f FIGURE]
  *   -n  CREATE_ID+DESTROY_ID pairs (default 20000)
- *   -e  RESOLVE_ADDR+GET_EVENT round trips, and ids resolved in batches
- *       (default 2000)
+ *   -e  RESOLVE_ADDR+GET_EVENT round trips, and ids resolved or bound
+ *       in batches (default 2000)
  *   -b  ids of a batch (default 100)
  *   -g  QUERY GID after QUERY ADDR in the batches
  *   -v  also "command FIGURE CMD CALLS NANOSECONDS": the mean time of
@@ -136,6 +141,17 @@ static int resolve_addr(__u32 id)
 	return cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &r, sizeof(r), 0);
 }
 
+static int bind_any(__u32 id)
+{
+	struct rdma_ucm_bind b = {
+		.id = id,
+		.addr_size = sizeof(struct sockaddr_in),
+	};
+
+	((struct sockaddr_in *)&b.addr)->sin_family = AF_INET;
+	return cmd(RDMA_USER_CM_CMD_BIND, &b, sizeof(b), 0);
+}
+
 /* The next event, which must be ADDR_RESOLVED; its id in *@id. */
 static int addr_event(__u32 *id)
 {
@@ -235,8 +251,24 @@ static double bench(long n, bool resolve)
 	return resolve ? total / n : (now_ns() - t0) / n;
 }
 
-/* Mean ns per id over @n ids resolved in batches; < 0 on a failure. */
-static double bench_batch(long n)
+static int bind_batch(const __u32 *ids, long n)
+{
+	long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = bind_any(ids[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Mean ns per id over @n ids resolved (or with @bind, bound) in batches;
+ * < 0 on a failure.
+ */
+static double batches(long n, bool bind)
 {
 	double total = 0, t1;
 	long done, k, made, i;
@@ -257,10 +289,11 @@ static double bench_batch(long n)
 		}
 		if (!ret) {
 			t1 = now_ns();
-			ret = resolve_batch(ids, k);
+			ret = bind ? bind_batch(ids, k) : resolve_batch(ids, k);
 			total += now_ns() - t1;
 			if (ret)
-				fail("RESOLVE_ADDR+GET_EVENT+QUERY", ret);
+				fail(bind ? "BIND" : "RESOLVE_ADDR+GET_EVENT+QUERY",
+				     ret);
 		}
 		for (i = 0; i < made; i++) {
 			r = destroy_id(ids[i]);
@@ -272,6 +305,16 @@ static double bench_batch(long n)
 	}
 	free(ids);
 	return ret ? -1 : total / n;
+}
+
+static double bench_batch(long n)
+{
+	return batches(n, false);
+}
+
+static double bench_bind(long n)
+{
+	return batches(n, true);
 }
 
 static double bench_pairs(long n)
@@ -294,6 +337,7 @@ int main(int argc, char **argv)
 		{ "create_destroy", bench_pairs, 0 },
 		{ "resolve_event", bench_resolve, 1 },
 		{ "resolve_batch", bench_batch, 1 },
+		{ "bind_batch", bench_bind, 1 },
 	};
 	const char *dev = "/dev/infiniband/rdma_cm", *a = "10.0.0.1";
 	const char *only = NULL;
