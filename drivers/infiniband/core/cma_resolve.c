@@ -147,15 +147,15 @@ static int cma_prepare_resolve(struct rdma_id_private *id_priv,
 	int ret;
 
 	memcpy(cma_dst_addr(id_priv), dst, rdma_addr_size(dst));
-	if (cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY)) {
+	/* a racing call fails in cma_bind() or the exchange below */
+	if (READ_ONCE(id_priv->state) == RDMA_CM_IDLE) {
 		ret = cma_bind_for(id_priv, src, dst);
 		if (ret)
 			goto err_dst;
-		ret = cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND,
-				    RDMA_CM_ADDR_QUERY);
-		if (ret)
-			goto err_dst;
 	}
+	ret = cma_comp_exch(id_priv, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY);
+	if (ret)
+		goto err_dst;
 
 	if (cma_src_addr(id_priv)->sa_family != dst->sa_family) {
 		ret = -EINVAL;

@@ -23,7 +23,12 @@
 #include "ucma_abi.h"
 #include "ucma_priv.h"
 
-static int ucma_copy_out(u64 response, const void *resp, size_t size)
+/*
+ * Copy an answer to user space.  Inlined, a constant @size needs no
+ * run-time object check under HARDENED_USERCOPY.
+ */
+static __always_inline int ucma_copy_out(u64 response, const void *resp,
+					 size_t size)
 {
 	return copy_to_user(u64_to_user_ptr(response), resp, size) ? -EFAULT : 0;
 }
@@ -303,8 +308,10 @@ static int ucma_cmd_query_route(struct ucma_file *file, void *in, u32 in_len,
 	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
-	return ucma_copy_out(cmd->response, &resp,
-			     min_t(size_t, out_len, sizeof(resp)));
+	/* librdmacm asks for the whole answer: a constant size */
+	if (out_len >= sizeof(resp))
+		return ucma_copy_out(cmd->response, &resp, sizeof(resp));
+	return ucma_copy_out(cmd->response, &resp, out_len);
 }
 
 static void ucma_fill_device(struct rdma_cm_id *cm_id,
@@ -457,6 +464,9 @@ static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
+	/* librdmacm asks for the whole address answer: a constant size */
+	if (size == sizeof(resp.addr))
+		return ucma_copy_out(cmd->response, &resp, sizeof(resp.addr));
 	return ucma_copy_out(cmd->response, &resp, size);
 }
 
