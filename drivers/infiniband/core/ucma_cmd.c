@@ -33,6 +33,18 @@ static __always_inline int ucma_copy_out(u64 response, const void *resp,
 	return copy_to_user(u64_to_user_ptr(response), resp, size) ? -EFAULT : 0;
 }
 
+/*
+ * Copy @len bytes of an answer.  librdmacm asks for @usual bytes, which
+ * are then copied at that constant size.
+ */
+static __always_inline int ucma_copy_out_len(u64 response, const void *resp,
+					     size_t len, size_t usual)
+{
+	if (len == usual)
+		return ucma_copy_out(response, resp, usual);
+	return ucma_copy_out(response, resp, len);
+}
+
 /* Look up id @id of @file and lock it: the ctx or an ERR_PTR. */
 static struct ucma_ctx *ucma_ctx_lock(struct ucma_file *file, u32 id)
 {
@@ -308,10 +320,9 @@ static int ucma_cmd_query_route(struct ucma_file *file, void *in, u32 in_len,
 	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
-	/* librdmacm asks for the whole answer: a constant size */
-	if (out_len >= sizeof(resp))
-		return ucma_copy_out(cmd->response, &resp, sizeof(resp));
-	return ucma_copy_out(cmd->response, &resp, out_len);
+	return ucma_copy_out_len(cmd->response, &resp,
+				 min_t(size_t, out_len, sizeof(resp)),
+				 sizeof(resp));
 }
 
 static void ucma_fill_device(struct rdma_cm_id *cm_id,
@@ -464,10 +475,8 @@ static int ucma_cmd_query(struct ucma_file *file, void *in, u32 in_len,
 	ucma_route_unlock(ctx, locked);
 	ucma_ctx_unlock(ctx);
 
-	/* librdmacm asks for the whole address answer: a constant size */
-	if (size == sizeof(resp.addr))
-		return ucma_copy_out(cmd->response, &resp, sizeof(resp.addr));
-	return ucma_copy_out(cmd->response, &resp, size);
+	return ucma_copy_out_len(cmd->response, &resp, size,
+				 sizeof(resp.addr));
 }
 
 static bool ucma_af_ib(struct ucma_ctx *ctx)
