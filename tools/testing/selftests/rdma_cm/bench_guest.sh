@@ -37,6 +37,13 @@
 #
 # (HOSTPATH=0 leaves these out; so does a run without our modules.)
 #
+# WAKEUP_PREEMPT=0 turns the scheduler's wakeup preemption off for the
+# whole job (sched/features in debugfs; the bench kernel has it): on one
+# CPU a woken worker then waits for the running thread to block, yield
+# or use up its slice, as it would run on another CPU instead of
+# preempting it (rdma_cm_testing.rst says why cmtime's asynchronous
+# steps want that).  The job fails if the feature cannot be set.
+#
 # ROUNDS rounds of stock then ours (every other round ours first); the
 # table gives the median of each side and their ratio, and the median,
 # lowest and highest of the per-round ratios (a round's two sides ran
@@ -59,10 +66,10 @@ RSTREAM_COUNT=200 HOSTPATH=1
 TRANSPORTS="rxe siw"
 STORM_CLIENTS=10 STORM_CONNS=3
 UCMA_PAIRS=20000 UCMA_EVENTS=2000
-ROUNDS=1
+ROUNDS=1 WAKEUP_PREEMPT=1
 perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
 	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS RSTREAM_COUNT
-	   HOSTPATH" "$@"
+	   HOSTPATH WAKEUP_PREEMPT" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
 [ "$TRANSPORTS" = none ] && TRANSPORTS=	# the host path only
 
@@ -73,7 +80,8 @@ if [ -z "$PERF_OURS" ] || [ ! -f "${OURS_DIR:-}/swiw.ko" ]; then
 	HOSTPATH=0
 fi
 perf_start "$PERF_RESULTS/work-bench" \
-	$((1 + ROUNDS * 2 * (3 * ntransports + 2) + HOSTPATH * (2 + ROUNDS * 2 * 4)))
+	$((1 + (WAKEUP_PREEMPT == 0) + ROUNDS * 2 * (3 * ntransports + 2) +
+	   HOSTPATH * (2 + ROUNDS * 2 * 4)))
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
 
@@ -190,6 +198,24 @@ bench_hp_rstream() { # ORIGIN
 		client.out >> "$RESULTS"
 }
 
+no_wakeup_preempt() {
+	local f=/sys/kernel/debug/sched/features
+
+	if ! mountpoint -q /sys/kernel/debug; then
+		run debugfs 30 mount -t debugfs none /sys/kernel/debug ||
+			{ fail "cannot mount debugfs: $(rc_text debugfs)"; return 1; }
+	fi
+	{ echo NO_WAKEUP_PREEMPTION > "$f"; } 2> /dev/null
+	grep -qw NO_WAKEUP_PREEMPTION "$f" 2> /dev/null ||
+		{ fail "cannot turn wakeup preemption off in $f"; return 1; }
+	diag "scheduler: NO_WAKEUP_PREEMPTION"
+}
+
+# Figures measured with the scheduler other than asked would mislead.
+if [ "$WAKEUP_PREEMPT" = 0 ] && ! run_case sched no_wakeup_preempt; then
+	ktap_totals
+	exit 1
+fi
 run_case build build_tools ucma_bench
 for ((r = 1; r <= ROUNDS; r++)); do
 	order="stock ours"
