@@ -795,7 +795,10 @@ static int ucma_cmd_migrate_id(struct ucma_file *file, void *in, u32 in_len,
 		resp.events_reported = ctx->events_reported;
 		spin_unlock(&file->lock);
 	} else {
+		/* no event is queued on either file while the id moves */
+		rdma_lock_handler(ctx->cm_id);
 		ret = ucma_file_move_ctx(ctx, from, file, &resp.events_reported);
+		rdma_unlock_handler(ctx->cm_id);
 	}
 	ucma_ctx_unlock(ctx);
 	if (!ret)

@@ -81,7 +81,7 @@ static int ucma_connect_request(struct ucma_ctx *listen,
 
 	/* events of the new id come under its handler lock, held now */
 	cm_id->context = ctx;
-	if (!ucma_queue_event(listen, uev)) {
+	if (!ucma_queue_request(listen, uev)) {
 		cm_id->context = listen;
 		kfree(uev);
 		goto err_ctx;

@@ -28,28 +28,58 @@ bool ucma_is_ucma_file(struct file *filp)
 	return filp->f_op == &ucma_fops;
 }
 
+/* Queue @uev on @file unless it is being closed; the caller wakes it. */
+static bool ucma_file_add_event(struct ucma_file *file, struct ucma_event *uev)
+{
+	bool queued = false;
+
+	spin_lock(&file->lock);
+	if (!file->closing) {
+		uev->seq = atomic64_inc_return(&ucma_event_seq);
+		list_add_tail(&uev->node, &file->events);
+		queued = true;
+	}
+	spin_unlock(&file->lock);
+	return queued;
+}
+
 /*
  * Queue @uev on the file that owns @ctx now.  False if that file is
  * being closed (or the id belongs to no file): the caller frees @uev.
+ *
+ * The caller holds @ctx's own handler lock (it is rdma_cm's event handler
+ * for @ctx's id, or a command that reports an event as one), which keeps
+ * ctx->file in place: MIGRATE_ID moves an id under that lock.  It also
+ * keeps the file itself, since release() destroys the file's ids, and
+ * with them their handlers, before it frees the file.  So no global lock
+ * is taken here.
  */
 bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev)
+{
+	struct ucma_file *file = ctx->file;
+
+	if (!file || !ucma_file_add_event(file, uev))
+		return false;
+	wake_up_interruptible(&file->wait);
+	return true;
+}
+
+/*
+ * Queue connection request @uev of listener @listen, as ucma_queue_event().
+ * A wildcard listener gets its requests through rdma_cm's per-device
+ * listeners, whose handler locks are not the one MIGRATE_ID takes: here
+ * the table lock keeps listen->file and that file in place.
+ */
+bool ucma_queue_request(struct ucma_ctx *listen, struct ucma_event *uev)
 {
 	struct ucma_file *file;
 	bool queued = false;
 
-	/* the table lock keeps ctx->file and that file in place */
 	xa_lock(&ucma_ctx_xa);
-	file = ctx->file;
-	if (file) {
-		spin_lock(&file->lock);
-		if (!file->closing) {
-			uev->seq = atomic64_inc_return(&ucma_event_seq);
-			list_add_tail(&uev->node, &file->events);
-			queued = true;
-		}
-		spin_unlock(&file->lock);
-		if (queued)
-			wake_up_interruptible(&file->wait);
+	file = listen->file;
+	if (file && ucma_file_add_event(file, uev)) {
+		wake_up_interruptible(&file->wait);
+		queued = true;
 	}
 	xa_unlock(&ucma_ctx_xa);
 	return queued;
@@ -109,7 +139,8 @@ u32 ucma_file_drop_mc(struct ucma_ctx *ctx, struct ucma_mc *mc)
 
 /*
  * MIGRATE_ID: move @ctx and its queued events from @from to @to, both
- * open.  -ENOENT if @ctx was destroyed or moved meanwhile.
+ * open, with @ctx's handler lock held.  -ENOENT if @ctx was destroyed or
+ * moved meanwhile.
  */
 int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 		       struct ucma_file *to, u32 *reported)
@@ -132,7 +163,7 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 	*reported = ctx->events_reported;
 	spin_unlock(&from->lock);
 
-	/* the handler queues on ctx->file under the table lock: none lost */
+	/* the caller holds the handler lock: no event is queued meanwhile */
 	ctx->file = to;
 
 	any = !list_empty(&moved);

@@ -15,11 +15,17 @@
  *   rdma_lock_handler()  rdma_cm's handler mutex of the id; rdma_cm holds
  *                        it around our event handler
  *   ucma_mc_xa's lock    multicast id table
- *   ucma_ctx_xa's lock   id table; also guards ctx->file, ctx->closing
- *                        and ctx->close_queued
+ *   ucma_ctx_xa's lock   id table; also guards ctx->closing,
+ *                        ctx->close_queued and the writes of ctx->file
  *   file->lock           a file's event queue, id list and closing flag
  * The event handler never takes ctx->lock, so commands may call into
  * rdma_cm with ctx->lock held.  Two file locks are never held at once.
+ * ctx->file changes only under ctx->lock, the id's handler lock and the
+ * table lock (MIGRATE_ID), or before the id can have events (a connection
+ * request's id joining its file).  So the event handler reads it with
+ * neither table nor file lock, but for connection requests, which may
+ * come under another id's handler lock (a wildcard listener's per-device
+ * listener) and are queued under the table lock.
  *
  * Lifetime of an id
  *   ctx->users counts one reference for "the rdma_cm_id is open" plus one
@@ -119,6 +125,7 @@ int ucma_max_backlog(void);
 /* ucma_file.c */
 bool ucma_is_ucma_file(struct file *filp);
 bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev);
+bool ucma_queue_request(struct ucma_ctx *listen, struct ucma_event *uev);
 u32 ucma_file_drop_ctx(struct ucma_ctx *ctx, struct list_head *dropped);
 u32 ucma_file_drop_mc(struct ucma_ctx *ctx, struct ucma_mc *mc);
 int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,

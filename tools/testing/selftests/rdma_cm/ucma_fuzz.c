@@ -8,7 +8,9 @@
  * The fuzzer itself checks what it can see: a successful write() returns
  * its length, an event record carries a known event number, a zero
  * reserved field and either no uid or one this process gave, so that no
- * kernel pointer or stale memory reaches user space.
+ * kernel pointer or stale memory reaches user space.  Before fuzzing, with
+ * two files or more, it checks what a command gets for another file's id
+ * (-EINVAL) and for a destroyed one (-ENOENT).
  *
  * usage: ucma_fuzz [-s SEED] [-n COMMANDS] [-t THREADS] [-f FILES]
  *                  [-a IPV4] [-T SECONDS] [-l] [-D DEVICE] [-x OP,...]
@@ -1145,6 +1147,70 @@ static int exclude(char *list)
 	return 0;
 }
 
+/* One raw command on @fd, header and body in one write(): 0 or -errno. */
+static int raw_cmd(int fd, __u32 op, const void *body, __u16 in, __u16 out)
+{
+	struct {
+		struct rdma_ucm_cmd_hdr hdr;
+		char body[64];
+	} buf = { .hdr = { .cmd = op, .in = in, .out = out } };
+
+	memcpy(buf.body, body, in);
+	if (write(fd, &buf, sizeof(buf.hdr) + in) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * What a command finds of an id it may not use: another file's id is
+ * -EINVAL, a destroyed one -ENOENT (as stock's lookup answers).  Run on
+ * one thread before the fuzzing, with two files.
+ */
+static bool lookup_checks(int fd, int other)
+{
+	struct rdma_ucm_create_id_resp cresp = {};
+	struct rdma_ucm_destroy_id_resp dresp;
+	struct rdma_ucm_create_id create = {
+		.uid = 1, .response = (__u64)(uintptr_t)&cresp,
+		.ps = RDMA_PS_TCP, .qp_type = 2 /* IBV_QPT_RC */,
+	};
+	struct rdma_ucm_destroy_id destroy = {
+		.response = (__u64)(uintptr_t)&dresp,
+	};
+	struct rdma_ucm_disconnect disc = {};
+	int ret;
+
+	ret = raw_cmd(fd, RDMA_USER_CM_CMD_CREATE_ID, &create, sizeof(create),
+		      sizeof(cresp));
+	if (ret) {
+		failure("lookup checks: CREATE_ID: %d", ret);
+		return false;
+	}
+	disc.id = cresp.id;
+	destroy.id = cresp.id;
+	ret = raw_cmd(other, RDMA_USER_CM_CMD_DISCONNECT, &disc, sizeof(disc), 0);
+	if (ret != -EINVAL)
+		failure("lookup checks: another file's id: %d, not -EINVAL", ret);
+	ret = raw_cmd(other, RDMA_USER_CM_CMD_DESTROY_ID, &destroy,
+		      sizeof(destroy), sizeof(dresp));
+	if (ret != -EINVAL)
+		failure("lookup checks: DESTROY_ID of another file's id: %d", ret);
+	ret = raw_cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &destroy,
+		      sizeof(destroy), sizeof(dresp));
+	if (ret) {
+		failure("lookup checks: DESTROY_ID: %d", ret);
+		return false;
+	}
+	ret = raw_cmd(fd, RDMA_USER_CM_CMD_DISCONNECT, &disc, sizeof(disc), 0);
+	if (ret != -ENOENT)
+		failure("lookup checks: destroyed id: %d, not -ENOENT", ret);
+	ret = raw_cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &destroy,
+		      sizeof(destroy), sizeof(dresp));
+	if (ret != -ENOENT)
+		failure("lookup checks: DESTROY_ID again: %d, not -ENOENT", ret);
+	return atomic_load(&failures) == 0;
+}
+
 static void print_usage(void)
 {
 	fprintf(stderr,
@@ -1223,6 +1289,10 @@ int main(int argc, char **argv)
 		}
 		atomic_store(&fds[i], fd);
 	}
+
+	if (opt.files > 1 && !lookup_checks(atomic_load(&fds[0]),
+					    atomic_load(&fds[1])))
+		return 1;
 
 	printf("ucma_fuzz: seed %llu, %ld commands, %d threads, %d files, address %s\n",
 	       (unsigned long long)opt.seed, opt.commands, opt.threads,
