@@ -28,21 +28,6 @@ bool ucma_is_ucma_file(struct file *filp)
 	return filp->f_op == &ucma_fops;
 }
 
-/* Queue @uev on @file unless it is being closed; the caller wakes it. */
-static bool ucma_file_add_event(struct ucma_file *file, struct ucma_event *uev)
-{
-	bool queued = false;
-
-	spin_lock(&file->lock);
-	if (!file->closing) {
-		uev->seq = atomic64_inc_return(&ucma_event_seq);
-		list_add_tail(&uev->node, &file->events);
-		queued = true;
-	}
-	spin_unlock(&file->lock);
-	return queued;
-}
-
 /*
  * Queue @uev on the file that owns @ctx now.  False if that file is
  * being closed (or the id belongs to no file): the caller frees @uev.
@@ -57,30 +42,35 @@ static bool ucma_file_add_event(struct ucma_file *file, struct ucma_event *uev)
 bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev)
 {
 	struct ucma_file *file = ctx->file;
+	bool queued = false;
 
-	if (!file || !ucma_file_add_event(file, uev))
+	if (!file)
 		return false;
-	wake_up_interruptible(&file->wait);
-	return true;
+	spin_lock(&file->lock);
+	if (!file->closing) {
+		uev->seq = atomic64_inc_return(&ucma_event_seq);
+		list_add_tail(&uev->node, &file->events);
+		queued = true;
+	}
+	spin_unlock(&file->lock);
+	if (queued)
+		wake_up_interruptible(&file->wait);
+	return queued;
 }
 
 /*
  * Queue connection request @uev of listener @listen, as ucma_queue_event().
  * A wildcard listener gets its requests through rdma_cm's per-device
  * listeners, whose handler locks are not the one MIGRATE_ID takes: here
- * the table lock keeps listen->file and that file in place.
+ * the table lock, which MIGRATE_ID also holds while it moves an id, keeps
+ * listen->file and that file in place.
  */
 bool ucma_queue_request(struct ucma_ctx *listen, struct ucma_event *uev)
 {
-	struct ucma_file *file;
-	bool queued = false;
+	bool queued;
 
 	xa_lock(&ucma_ctx_xa);
-	file = listen->file;
-	if (file && ucma_file_add_event(file, uev)) {
-		wake_up_interruptible(&file->wait);
-		queued = true;
-	}
+	queued = ucma_queue_event(listen, uev);
 	xa_unlock(&ucma_ctx_xa);
 	return queued;
 }
