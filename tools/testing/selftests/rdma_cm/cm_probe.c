@@ -14,6 +14,10 @@
  *          is there answer it on the wrong side: accept or reject the
  *          ACTIVE id while its request is outstanding; print what that
  *          returned and how long destroying the active id then took
+ *        cm_probe -s ADDR -J MADDR
+ *          bind a UD id to ADDR and join the multicast group MADDR
+ *          without a QP; print the join's event, or what the call
+ *          returned ("rdma_join_multicast: -ERRNO (TEXT)")
  *
  * Each event is one line:
  *   event NAME status N pdata_len L pdata "TEXT"
@@ -213,6 +217,66 @@ out:
 	return 0;
 }
 
+static int get_addr(const char *addr, struct addrinfo **ai)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_DGRAM };
+
+	if (getaddrinfo(addr, "0", &hints, ai)) {
+		printf("error: cannot resolve %s\n", addr);
+		return 1;
+	}
+	return 0;
+}
+
+static int run_join(const char *addr, const char *maddr)
+{
+	struct addrinfo *src, *group;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int ret = 1;
+
+	if (get_addr(addr, &src))
+		return 1;
+	if (get_addr(maddr, &group))
+		goto out_src;
+	if (rdma_create_id(chan, &id, NULL, RDMA_PS_UDP)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		goto out_group;
+	}
+	if (rdma_bind_addr(id, src->ai_addr)) {
+		printf("error: rdma_bind_addr: %s\n", strerror(errno));
+		goto out_id;
+	}
+	ret = 0;
+	/* an outcome, not a tool error: iWARP has no multicast */
+	if (rdma_join_multicast(id, group->ai_addr, NULL)) {
+		printf("rdma_join_multicast: %d (%s)\n", -errno, strerror(errno));
+		goto out_id;
+	}
+	ev = next_event();
+	if (!ev) {
+		ret = 1;
+		goto out_id;
+	}
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN) {
+		rdma_ack_cm_event(ev);
+		if (rdma_leave_multicast(id, group->ai_addr)) {
+			printf("error: rdma_leave_multicast: %s\n", strerror(errno));
+			ret = 1;
+		}
+	} else {
+		rdma_ack_cm_event(ev);
+	}
+out_id:
+	rdma_destroy_id(id);
+out_group:
+	freeaddrinfo(group);
+out_src:
+	freeaddrinfo(src);
+	return ret;
+}
+
 static int run_server(const char *port, const char *data)
 {
 	struct rdma_cm_event *ev;
@@ -240,10 +304,11 @@ static int run_server(const char *port, const char *data)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
-	bool listen = false;
+	const char *maddr = NULL;
+	bool listen = false, bad;
 	int tmo = 2000, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -264,15 +329,24 @@ int main(int argc, char **argv)
 		case 'A':
 			answer = optarg;
 			break;
+		case 'J':
+			maddr = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (!port || listen == !!addr || (answer && listen) ||
-	    (answer && strcmp(answer, "accept") && strcmp(answer, "reject"))) {
+	if (maddr)
+		bad = !addr || port || listen || answer || data;
+	else
+		bad = !port || listen == !!addr || (answer && listen) ||
+		      (answer && strcmp(answer, "accept") &&
+		       strcmp(answer, "reject"));
+	if (bad) {
 		fprintf(stderr, "usage: cm_probe -s ADDR -p PORT [-d DATA] [-T MS]\n"
 			"       cm_probe -l -p PORT [-r DATA]\n"
-			"       cm_probe -s ADDR -p PORT -A accept|reject\n");
+			"       cm_probe -s ADDR -p PORT -A accept|reject\n"
+			"       cm_probe -s ADDR -J MADDR\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -280,7 +354,12 @@ int main(int argc, char **argv)
 		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
 		return 1;
 	}
-	ret = listen ? run_server(port, data) : run_client(addr, port, data, tmo, answer);
+	if (maddr)
+		ret = run_join(addr, maddr);
+	else if (listen)
+		ret = run_server(port, data);
+	else
+		ret = run_client(addr, port, data, tmo, answer);
 	rdma_destroy_event_channel(chan);
 	return ret;
 }

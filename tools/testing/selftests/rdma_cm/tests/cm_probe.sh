@@ -16,6 +16,12 @@
 #                   (a second connection) reject the ACTIVE id while the
 #                   request is outstanding: both fail with EINVAL, and
 #                   the destroy of that id comes back within 30 s
+#   mcast_join      a UD id bound to the device's address joins a group
+#                   without a QP: RoCE reports MULTICAST_JOIN (status 0)
+#                   and the leave succeeds; iWARP has no multicast and
+#                   rdma_join_multicast() fails with ENOSYS, the errno
+#                   stock rdma_cm gives (ours gave EOPNOTSUPP before
+#                   the fix, which the soak's differential fuzz found)
 #
 # Stock (rxe and siw): as above.  On siw the destroy takes 10 s there:
 # stock iw_cm waits in the destroy of a connecting id until the provider
@@ -97,4 +103,20 @@ test_answer_active() {
 		times+=("$what $ms ms")
 	done
 	label "EINVAL, destroy: ${times[*]}"
+}
+
+test_mcast_join() {
+	cm_probe_build || return
+	run join 60 "$T_DIR/cm_probe" -s "$ADDR" -J 239.1.1.2
+	expect_rc join 0
+	if [ "$T" = siw ]; then
+		expect_out join '^rdma_join_multicast: -38 '
+		expect_count join '^event ' 0
+		label "rdma_join_multicast: ENOSYS"
+	else
+		expect_out join '^event RDMA_CM_EVENT_MULTICAST_JOIN status 0 '
+		expect_count join '^event ' 1
+		expect_no_out join '^error'
+		label "MULTICAST_JOIN, status 0"
+	fi
 }
