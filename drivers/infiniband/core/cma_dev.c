@@ -201,7 +201,7 @@ cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
 /*
  * Attach @id_priv to @port of @cma_dev with @sgid_attr, whose reference
  * it takes over (NULL for a per-device listener, which has no source
- * GID), and give it the port's transport.  If the id already has another
+ * GID, and for a loopback id), and give it the port's transport.  If the id already has another
  * transport, -EBUSY and the reference is dropped.
  */
 static int cma_dev_attach(struct rdma_id_private *id_priv,
@@ -501,7 +501,12 @@ static struct cma_device *cma_dev_pick_loopback(u32 *port)
  *	loopback destination
  *
  * Takes the first served port that is active (any served port if none
- * is) and its GID at index 0, as stock rdma_cm does.
+ * is) and its GID at index 0, as stock rdma_cm does.  The id holds no
+ * GID attribute: on RoCE the path's source GID comes from the source
+ * address, not from index 0, and an AH built from index 0 with that
+ * path's destination is one the provider cannot send (rxe then leaves
+ * QP1 unable to receive).  Without one, ib_cm looks the path's source
+ * GID up itself, and fails the connect when there is none, as on stock.
  *
  * Return: 0, -ENODEV without a device, or the GID or P_Key lookup's
  * error.
@@ -509,8 +514,8 @@ static struct cma_device *cma_dev_pick_loopback(u32 *port)
 int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
-	const struct ib_gid_attr *sgid_attr;
 	struct cma_device *cma_dev;
+	union ib_gid gid;
 	u32 port = 0;
 	u16 pkey;
 	int ret;
@@ -524,17 +529,15 @@ int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 	ret = ib_get_cached_pkey(cma_dev->device, port, 0, &pkey);
 	if (ret)
 		goto out;
-	sgid_attr = rdma_get_gid_attr(cma_dev->device, port, 0);
-	if (IS_ERR(sgid_attr)) {
-		ret = PTR_ERR(sgid_attr);
+	ret = rdma_query_gid(cma_dev->device, port, 0, &gid);
+	if (ret)
 		goto out;
-	}
-	ret = cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
+	ret = cma_dev_attach(id_priv, cma_dev, port, NULL);
 	if (ret)
 		goto out;
 	dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
 			     ARPHRD_INFINIBAND : ARPHRD_ETHER;
-	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&dev_addr->sgid_attr->gid);
+	rdma_addr_set_sgid(dev_addr, &gid);
 	ib_addr_set_pkey(dev_addr, pkey);
 out:
 	mutex_unlock(&cma_dev_mutex);

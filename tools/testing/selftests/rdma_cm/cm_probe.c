@@ -14,6 +14,11 @@
  *          is there answer it on the wrong side: accept or reject the
  *          ACTIVE id while its request is outstanding; print what that
  *          returned and how long destroying the active id then took
+ *        cm_probe -s ADDR -p PORT -L
+ *          bind a second id to ADDR:PORT, which the first holds, then
+ *          resolve 127.0.0.1 and its route and connect (no QP) from it;
+ *          print each call's result or event ("CALL: -ERRNO (TEXT)"
+ *          or "CALL: 0")
  *        cm_probe -s ADDR -J MADDR
  *          bind a UD id to ADDR and join the multicast group MADDR
  *          without a QP; print the join's event, or what the call
@@ -217,16 +222,85 @@ out:
 	return 0;
 }
 
-static int get_addr(const char *addr, struct addrinfo **ai)
+static int get_addr_port(const char *addr, const char *port,
+			 struct addrinfo **ai)
 {
 	struct addrinfo hints = { .ai_family = AF_INET,
 				  .ai_socktype = SOCK_DGRAM };
 
-	if (getaddrinfo(addr, "0", &hints, ai)) {
+	if (getaddrinfo(addr, port, &hints, ai)) {
 		printf("error: cannot resolve %s\n", addr);
 		return 1;
 	}
 	return 0;
+}
+
+static int get_addr(const char *addr, struct addrinfo **ai)
+{
+	return get_addr_port(addr, "0", ai);
+}
+
+/* Print what a call returned; true if it succeeded. */
+static bool outcome(const char *call, int ret)
+{
+	if (ret)
+		printf("%s: %d (%s)\n", call, -errno, strerror(errno));
+	else
+		printf("%s: 0\n", call);
+	fflush(stdout);
+	return !ret;
+}
+
+/*
+ * -L: the failed bind leaves ADDR's interface in the id's device
+ * address, on stock as here, so on RoCE the loopback route resolves.
+ * The connect must then not send a request whose source GID the path
+ * does not name: rxe cannot route it and its QP1 stops receiving.
+ */
+static int run_stale(const char *addr, const char *port)
+{
+	struct rdma_conn_param param = { .retry_count = 1,
+					 .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct rdma_cm_id *holder, *id;
+	struct addrinfo *src, *lo;
+	int ret = 1;
+
+	if (get_addr_port(addr, port, &src))
+		return 1;
+	if (get_addr_port("127.0.0.1", port, &lo))
+		goto out_src;
+	if (rdma_create_id(chan, &holder, NULL, RDMA_PS_TCP)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		goto out_lo;
+	}
+	if (rdma_bind_addr(holder, src->ai_addr)) {
+		printf("error: rdma_bind_addr: %s\n", strerror(errno));
+		goto out_holder;
+	}
+	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		goto out_holder;
+	}
+	ret = 0;
+	outcome("rdma_bind_addr", rdma_bind_addr(id, src->ai_addr));
+	if (!outcome("rdma_resolve_addr",
+		     rdma_resolve_addr(id, NULL, lo->ai_addr, 2000)) ||
+	    !expect_event(RDMA_CM_EVENT_ADDR_RESOLVED))
+		goto out_id;
+	if (!outcome("rdma_resolve_route", rdma_resolve_route(id, 2000)) ||
+	    !expect_event(RDMA_CM_EVENT_ROUTE_RESOLVED))
+		goto out_id;
+	outcome("rdma_connect", rdma_connect(id, &param));
+out_id:
+	rdma_destroy_id(id);
+out_holder:
+	rdma_destroy_id(holder);
+out_lo:
+	freeaddrinfo(lo);
+out_src:
+	freeaddrinfo(src);
+	return ret;
 }
 
 static int run_join(const char *addr, const char *maddr)
@@ -305,10 +379,10 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
 	const char *maddr = NULL;
-	bool listen = false, bad;
+	bool listen = false, stale = false, bad;
 	int tmo = 2000, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:L")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -332,12 +406,17 @@ int main(int argc, char **argv)
 		case 'J':
 			maddr = optarg;
 			break;
+		case 'L':
+			stale = true;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (maddr)
-		bad = !addr || port || listen || answer || data;
+		bad = !addr || port || listen || answer || data || stale;
+	else if (stale)
+		bad = !addr || !port || listen || answer || data;
 	else
 		bad = !port || listen == !!addr || (answer && listen) ||
 		      (answer && strcmp(answer, "accept") &&
@@ -346,6 +425,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: cm_probe -s ADDR -p PORT [-d DATA] [-T MS]\n"
 			"       cm_probe -l -p PORT [-r DATA]\n"
 			"       cm_probe -s ADDR -p PORT -A accept|reject\n"
+			"       cm_probe -s ADDR -p PORT -L\n"
 			"       cm_probe -s ADDR -J MADDR\n");
 		return 2;
 	}
@@ -356,6 +436,8 @@ int main(int argc, char **argv)
 	}
 	if (maddr)
 		ret = run_join(addr, maddr);
+	else if (stale)
+		ret = run_stale(addr, port);
 	else if (listen)
 		ret = run_server(port, data);
 	else

@@ -16,6 +16,18 @@
 #                   (a second connection) reject the ACTIVE id while the
 #                   request is outstanding: both fail with EINVAL, and
 #                   the destroy of that id comes back within 30 s
+#   loopback_stale  an id whose bind failed (EADDRINUSE: another id holds
+#                   the port) keeps the interface of the address in its
+#                   device address, on stock too, so on RoCE its route
+#                   to 127.0.0.1 resolves; its connect must fail (EINVAL,
+#                   as on stock: ib_cm finds no GID for the path's
+#                   source), and a connect to nobody after it must still
+#                   be rejected (reason 8).  Our rdma_cm used to give that
+#                   loopback id the GID at index 0 (fe80::): the request
+#                   went out with it, rxe could not route it and left its
+#                   QP1 unable to receive, so every later connection on
+#                   rxe0 timed out (the soak's fuzz found it).  On siw the
+#                   resolve fails (EINVAL) on both stacks.
 #   mcast_join      a UD id bound to the device's address joins a group
 #                   without a QP: RoCE reports MULTICAST_JOIN (status 0)
 #                   and the leave succeeds; iWARP has no multicast and
@@ -119,4 +131,23 @@ test_mcast_join() {
 		expect_no_out join '^error'
 		label "MULTICAST_JOIN, status 0"
 	fi
+}
+
+test_loopback_stale() {
+	cm_probe_build || return
+	run stale 60 "$T_DIR/cm_probe" -s "$ADDR" -p 7334 -L
+	expect_rc stale 0
+	expect_out stale '^rdma_bind_addr: -98 '
+	run client 150 "$T_DIR/cm_probe" -s "$ADDR" -p 7335
+	expect_rc client 0
+	if [ "$T" = siw ]; then
+		expect_out stale '^rdma_resolve_addr: -22 '
+		expect_out client '^rdma_connect: -111 '
+		failed || label "rdma_resolve_addr: EINVAL; then ECONNREFUSED"
+		return
+	fi
+	expect_out stale '^event RDMA_CM_EVENT_ROUTE_RESOLVED status 0 '
+	expect_out stale '^rdma_connect: -22 '
+	expect_out client '^event RDMA_CM_EVENT_REJECTED status 8 '
+	failed || label "rdma_connect: EINVAL; then REJECTED, status 8"
 }
