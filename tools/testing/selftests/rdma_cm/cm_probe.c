@@ -21,8 +21,9 @@
  *          or "CALL: 0")
  *        cm_probe -s ADDR -J MADDR
  *          bind a UD id to ADDR and join the multicast group MADDR
- *          without a QP; print the join's event, or what the call
- *          returned ("rdma_join_multicast: -ERRNO (TEXT)")
+ *          without a QP; print what the call returned
+ *          ("rdma_join_multicast: 0" or "...: -ERRNO (TEXT)") and the
+ *          join's event
  *
  * Each event is one line:
  *   event NAME status N pdata_len L pdata "TEXT"
@@ -251,6 +252,22 @@ static bool outcome(const char *call, int ret)
 	return !ret;
 }
 
+/* A new id of @ps bound to @addr; false (printed) on an error. */
+static bool bound_id(enum rdma_port_space ps, struct sockaddr *addr,
+		     struct rdma_cm_id **id)
+{
+	if (rdma_create_id(chan, id, NULL, ps)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		return false;
+	}
+	if (rdma_bind_addr(*id, addr)) {
+		printf("error: rdma_bind_addr: %s\n", strerror(errno));
+		rdma_destroy_id(*id);
+		return false;
+	}
+	return true;
+}
+
 /*
  * -L: the failed bind leaves ADDR's interface in the id's device
  * address, on stock as here, so on RoCE the loopback route resolves.
@@ -270,14 +287,8 @@ static int run_stale(const char *addr, const char *port)
 		return 1;
 	if (get_addr_port("127.0.0.1", port, &lo))
 		goto out_src;
-	if (rdma_create_id(chan, &holder, NULL, RDMA_PS_TCP)) {
-		printf("error: rdma_create_id: %s\n", strerror(errno));
+	if (!bound_id(RDMA_PS_TCP, src->ai_addr, &holder))
 		goto out_lo;
-	}
-	if (rdma_bind_addr(holder, src->ai_addr)) {
-		printf("error: rdma_bind_addr: %s\n", strerror(errno));
-		goto out_holder;
-	}
 	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP)) {
 		printf("error: rdma_create_id: %s\n", strerror(errno));
 		goto out_holder;
@@ -314,20 +325,13 @@ static int run_join(const char *addr, const char *maddr)
 		return 1;
 	if (get_addr(maddr, &group))
 		goto out_src;
-	if (rdma_create_id(chan, &id, NULL, RDMA_PS_UDP)) {
-		printf("error: rdma_create_id: %s\n", strerror(errno));
+	if (!bound_id(RDMA_PS_UDP, src->ai_addr, &id))
 		goto out_group;
-	}
-	if (rdma_bind_addr(id, src->ai_addr)) {
-		printf("error: rdma_bind_addr: %s\n", strerror(errno));
-		goto out_id;
-	}
 	ret = 0;
 	/* an outcome, not a tool error: iWARP has no multicast */
-	if (rdma_join_multicast(id, group->ai_addr, NULL)) {
-		printf("rdma_join_multicast: %d (%s)\n", -errno, strerror(errno));
+	if (!outcome("rdma_join_multicast",
+		     rdma_join_multicast(id, group->ai_addr, NULL)))
 		goto out_id;
-	}
 	ev = next_event();
 	if (!ev) {
 		ret = 1;
