@@ -201,8 +201,9 @@ cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
 /*
  * Attach @id_priv to @port of @cma_dev with @sgid_attr, whose reference
  * it takes over (NULL for a per-device listener, which has no source
- * GID, and for a loopback id), and give it the port's transport.  If the id already has another
- * transport, -EBUSY and the reference is dropped.
+ * GID, and for a loopback id), and give it the port's transport.  If
+ * the id already has another transport, -EBUSY and the reference is
+ * dropped.
  */
 static int cma_dev_attach(struct rdma_id_private *id_priv,
 			  struct cma_device *cma_dev, u32 port,
