@@ -244,6 +244,21 @@ report_stuck() { # NAME
 	echo "$1 pid $p" >> "$WORK/stuck"
 }
 
+# Before NAME is killed: what its devices hold then, for the post-mortem
+# of a hang (a QP never flushed, an id in an odd state).
+snapshot() { # NAME
+	local p
+	p=$(tpid "$1")
+	{
+		echo "--- $1 (pid ${p:-?}) still running after its time; state:" \
+			"$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)"
+		cat "/proc/$p/stack" 2> /dev/null
+		rdma res show cm_id
+		rdma res show qp
+		rdma statistic show
+	} >> "$1.out" 2>&1
+}
+
 # Wait up to TMO (scaled) seconds for NAME to exit; RC[NAME] is set,
 # 124 if it had to be killed.  Returns RC[NAME].
 wait_bg() { # NAME [TMO]
@@ -252,6 +267,7 @@ wait_bg() { # NAME [TMO]
 	deadline=$((SECONDS + $(tmo "${2:-60}")))
 	while proc_running "$pid"; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
+			snapshot "$name"
 			kill_bg "$name"
 			return "${RC[$name]}"
 		fi
