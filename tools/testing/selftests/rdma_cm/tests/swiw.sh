@@ -119,13 +119,42 @@ test_swiw() {
 	# channel, data validated) with both ends on swiw and with stock
 	# siw either way, then one ucmatose pair of 100 connections on
 	# swiw: 400 mapped rings in one process, which siw's mmap keys do
-	# not allow (tests/ucmatose.sh).
+	# not allow (tests/ucmatose.sh).  Last, an FPDU right behind the
+	# MPA reply.
 	swiw_setup user_verbs=1 || return 1
 	rping_pair "$s" 7470 "$s" swiw &&
 		rping_pair "$ADDR" 7471 "$s" swiw-to-siw &&
 		rping_pair "$s" 7472 "$ADDR" siw-to-swiw &&
-		swiw_ucmatose 7473 100
+		swiw_ucmatose 7473 100 &&
+		swiw_early_fpdu 7474
 	swiw_teardown
+}
+
+# swiw as initiator takes an FPDU that comes in with the MPA reply, in
+# one segment: mpa_peer.py answers the request with the reply and a SEND
+# in one write, and must then get ucmatose's reply SEND.  Stock siw fails
+# such a connection (CONNECT_ERROR -EINVAL: "peer sent extra data"), and
+# a stock siw initiator thus loses the race against any responder that
+# sends first (two_guests.sh, ucmatose100).
+swiw_early_fpdu() { # PORT
+	local deadline
+
+	bg swiw-mpapeer 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$1"
+	deadline=$((SECONDS + $(tmo 30)))
+	until grep -q '^listening$' swiw-mpapeer.out 2> /dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[swiw-mpapeer]}"; then
+			fail "mpa_peer.py never listened"
+			break
+		fi
+		nap 0.2
+	done
+	run swiw-early 60 ucmatose -s "$SWIW_ADDR" -p "$1" -c 1 -C 1
+	wait_bg swiw-mpapeer 30
+	expect_rc swiw-early 0
+	expect_out swiw-early '^return status 0$'
+	expect_rc swiw-mpapeer 0
+	expect_out swiw-mpapeer '^ok$' "swiw sent no SEND after the early FPDU"
+	! failed
 }
 
 # One ucmatose pair of N connections on swiw0, checked as
