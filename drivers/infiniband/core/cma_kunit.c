@@ -712,6 +712,22 @@ static void cma_port_check_unique_test(struct kunit *test)
 	cma_test_sin(&cur_dst, 0, 0);
 	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
 			-EADDRNOTAVAIL);
+
+	/*
+	 * So does a destination not set yet, on either side: two ids bound
+	 * to one address, neither resolved, would share a port and later
+	 * connect to one peer from it (cmtime -b failed EADDRNOTAVAIL).
+	 */
+	memset(&cur_dst, 0, sizeof(cur_dst));
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
+			-EADDRNOTAVAIL);
+	memset(&dst, 0, sizeof(dst));
+	cma_test_sin(&cur_dst, 0x0a000002, 5000);
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
+			-EADDRNOTAVAIL);
+	memset(&cur_dst, 0, sizeof(cur_dst));
+	KUNIT_EXPECT_EQ(test, cma_port_check_unique(&want, &cur),
+			-EADDRNOTAVAIL);
 }
 
 /*

@@ -174,6 +174,10 @@ static void cma_id_bind_test(struct kunit *test)
 	/* An IPv4 id is IPv4-only. */
 	KUNIT_EXPECT_EQ(test, cma_id_priv(a)->afonly, 1);
 	KUNIT_EXPECT_EQ(test, cma_id_priv(a)->bound_ps, RDMA_PS_TCP);
+	/* Its destination is the IPv4 wildcard until one is resolved. */
+	KUNIT_EXPECT_EQ(test, a->route.addr.dst_addr.ss_family, AF_INET);
+	KUNIT_EXPECT_TRUE(test, cma_any_addr((struct sockaddr *)
+					     &a->route.addr.dst_addr));
 
 	/* Bound once only. */
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, cma_test_sin(&ss, 0,

@@ -77,6 +77,12 @@ int cma_port_check_bind(const struct cma_port_claim *want,
 	return 0;
 }
 
+/* An address that names one host: neither unset nor a wildcard. */
+static bool cma_addr_given(const struct sockaddr *addr)
+{
+	return addr->sa_family && !cma_any_addr(addr);
+}
+
 /**
  * cma_port_check_unique - Whether an automatically bound id may share a
  * port another id holds.
@@ -84,7 +90,8 @@ int cma_port_check_bind(const struct cma_port_claim *want,
  * @cur: an id already holding the port
  *
  * The two must differ in the destination port, the source address or
- * the destination address, where both sides specify it.
+ * the destination address, where both sides specify it.  A destination
+ * not set yet (family 0) specifies nothing: it may become anything.
  *
  * Return: 0 if their four-tuples differ; -EADDRNOTAVAIL otherwise.
  */
@@ -96,10 +103,10 @@ int cma_port_check_unique(const struct cma_port_claim *want,
 
 	if (dport && cur_dport && dport != cur_dport)
 		return 0;
-	if (!cma_any_addr(want->src) && !cma_any_addr(cur->src) &&
+	if (cma_addr_given(want->src) && cma_addr_given(cur->src) &&
 	    !cma_addr_equal(want->src, cur->src))
 		return 0;
-	if (!cma_any_addr(want->dst) && !cma_any_addr(cur->dst) &&
+	if (cma_addr_given(want->dst) && cma_addr_given(cur->dst) &&
 	    !cma_addr_equal(want->dst, cur->dst))
 		return 0;
 	return -EADDRNOTAVAIL;
