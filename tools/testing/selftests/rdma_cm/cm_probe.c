@@ -24,6 +24,10 @@
  *          without a QP; print what the call returned
  *          ("rdma_join_multicast: 0" or "...: -ERRNO (TEXT)") and the
  *          join's event
+ *        cm_probe -s ADDR -E N
+ *          bind N RC ids (at most 16) to ADDR with port 0, one after
+ *          the other, all kept; print each bind's result and, after a
+ *          success, "port P", the ephemeral port it got
  *
  * Each event is one line:
  *   event NAME status N pdata_len L pdata "TEXT"
@@ -355,6 +359,33 @@ out_src:
 	return ret;
 }
 
+/*
+ * -E: ids bound to one address with port 0 and nothing resolved yet
+ * have no four-tuple to tell them apart: each needs a port of its own.
+ */
+static int run_ephemeral(const char *addr, int n)
+{
+	struct rdma_cm_id *ids[16];
+	struct addrinfo *src;
+	int i, ret = 0;
+
+	if (get_addr(addr, &src))
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (rdma_create_id(chan, &ids[i], NULL, RDMA_PS_TCP)) {
+			printf("error: rdma_create_id: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
+		if (outcome("rdma_bind_addr", rdma_bind_addr(ids[i], src->ai_addr)))
+			printf("port %u\n", ntohs(rdma_get_src_port(ids[i])));
+	}
+	while (i--)
+		rdma_destroy_id(ids[i]);
+	freeaddrinfo(src);
+	return ret;
+}
+
 static int run_server(const char *port, const char *data)
 {
 	struct rdma_cm_event *ev;
@@ -384,9 +415,9 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
 	const char *maddr = NULL;
 	bool listen = false, stale = false, bad;
-	int tmo = 2000, c, ret;
+	int tmo = 2000, nbind = 0, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:L")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -413,11 +444,19 @@ int main(int argc, char **argv)
 		case 'L':
 			stale = true;
 			break;
+		case 'E':
+			nbind = atoi(optarg);
+			if (nbind < 1 || nbind > 16)
+				return 2;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (maddr)
+	if (nbind)
+		bad = !addr || port || listen || answer || data || stale ||
+		      maddr;
+	else if (maddr)
 		bad = !addr || port || listen || answer || data || stale;
 	else if (stale)
 		bad = !addr || !port || listen || answer || data;
@@ -430,7 +469,8 @@ int main(int argc, char **argv)
 			"       cm_probe -l -p PORT [-r DATA]\n"
 			"       cm_probe -s ADDR -p PORT -A accept|reject\n"
 			"       cm_probe -s ADDR -p PORT -L\n"
-			"       cm_probe -s ADDR -J MADDR\n");
+			"       cm_probe -s ADDR -J MADDR\n"
+			"       cm_probe -s ADDR -E N\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -438,7 +478,9 @@ int main(int argc, char **argv)
 		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
 		return 1;
 	}
-	if (maddr)
+	if (nbind)
+		ret = run_ephemeral(addr, nbind);
+	else if (maddr)
 		ret = run_join(addr, maddr);
 	else if (stale)
 		ret = run_stale(addr, port);

@@ -34,6 +34,16 @@
 #                   rdma_join_multicast() fails with ENOSYS, the errno
 #                   stock rdma_cm gives (ours gave EOPNOTSUPP before
 #                   the fix, which the soak's differential fuzz found)
+#   ephemeral_port  in a namespace whose ip_local_port_range has two
+#                   ports, three ids bound to the wildcard with port 0:
+#                   the first two get the two ports, the third fails
+#                   with EADDRNOTAVAIL.  Ours let the third share a port
+#                   (before the fix): an id with no destination yet
+#                   counted as one with a destination of its own, so
+#                   ids bound to one address (cmtime -b, make bench's
+#                   host path) could get one port and later connect to
+#                   one peer from it, and the second connect failed
+#                   with EADDRNOTAVAIL.
 #
 # Stock (rxe and siw): as above.  On siw the destroy takes 10 s there:
 # stock iw_cm waits in the destroy of a connecting id until the provider
@@ -150,4 +160,28 @@ test_loopback_stale() {
 	expect_out stale '^rdma_connect: -22 '
 	expect_out client '^event RDMA_CM_EVENT_REJECTED status 8 '
 	failed || label "rdma_connect: EINVAL; then REJECTED, status 8"
+}
+
+test_ephemeral_port() {
+	local ns=rdmacm-ephemeral ports
+
+	cm_probe_build || return
+	if ! run netns 30 ip netns add "$ns"; then
+		fail "ip netns add $ns: $(rc_text netns)"
+		return 1
+	fi
+	run range 30 ip netns exec "$ns" sysctl -w net.ipv4.ip_local_port_range="40000 40001" &&
+		run eph 60 ip netns exec "$ns" "$T_DIR/cm_probe" -s 0.0.0.0 -E 3
+	ip netns del "$ns"
+	expect_rc range 0
+	expect_rc eph 0
+	failed && return 1
+	expect_count eph '^rdma_bind_addr: 0$' 2
+	expect_out eph '^rdma_bind_addr: -99 '
+	mapfile -t ports < <(sed -n 's/^port //p' eph.out)
+	case "${ports[*]}" in
+	"40000 40001" | "40001 40000") ;;
+	*) fail "the ids got ports '${ports[*]}', not 40000 and 40001" ;;
+	esac
+	failed || label "ports ${ports[*]}, then EADDRNOTAVAIL"
 }
