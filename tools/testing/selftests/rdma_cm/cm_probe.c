@@ -90,6 +90,16 @@ static bool expect_event(enum rdma_cm_event_type want)
 	return ok;
 }
 
+/* A new id of @ps; false (printed) on an error. */
+static bool new_id(enum rdma_port_space ps, struct rdma_cm_id **id)
+{
+	if (rdma_create_id(chan, id, NULL, ps)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static struct rdma_cm_id *listener;
 
 static int listen_on(const char *port)
@@ -180,10 +190,8 @@ static int run_client(const char *addr, const char *port, const char *data,
 		printf("error: cannot resolve %s:%s\n", addr, port);
 		return 1;
 	}
-	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP)) {
-		printf("error: rdma_create_id: %s\n", strerror(errno));
+	if (!new_id(RDMA_PS_TCP, &id))
 		return 1;
-	}
 	if (rdma_resolve_addr(id, NULL, ai->ai_addr, tmo)) {
 		printf("error: rdma_resolve_addr: %s\n", strerror(errno));
 		return 1;
@@ -260,10 +268,8 @@ static bool outcome(const char *call, int ret)
 static bool bound_id(enum rdma_port_space ps, struct sockaddr *addr,
 		     struct rdma_cm_id **id)
 {
-	if (rdma_create_id(chan, id, NULL, ps)) {
-		printf("error: rdma_create_id: %s\n", strerror(errno));
+	if (!new_id(ps, id))
 		return false;
-	}
 	if (rdma_bind_addr(*id, addr)) {
 		printf("error: rdma_bind_addr: %s\n", strerror(errno));
 		rdma_destroy_id(*id);
@@ -293,10 +299,8 @@ static int run_stale(const char *addr, const char *port)
 		goto out_src;
 	if (!bound_id(RDMA_PS_TCP, src->ai_addr, &holder))
 		goto out_lo;
-	if (rdma_create_id(chan, &id, NULL, RDMA_PS_TCP)) {
-		printf("error: rdma_create_id: %s\n", strerror(errno));
+	if (!new_id(RDMA_PS_TCP, &id))
 		goto out_holder;
-	}
 	ret = 0;
 	outcome("rdma_bind_addr", rdma_bind_addr(id, src->ai_addr));
 	if (!outcome("rdma_resolve_addr",
@@ -372,8 +376,7 @@ static int run_ephemeral(const char *addr, int n)
 	if (get_addr(addr, &src))
 		return 1;
 	for (i = 0; i < n; i++) {
-		if (rdma_create_id(chan, &ids[i], NULL, RDMA_PS_TCP)) {
-			printf("error: rdma_create_id: %s\n", strerror(errno));
+		if (!new_id(RDMA_PS_TCP, &ids[i])) {
 			ret = 1;
 			break;
 		}
