@@ -229,17 +229,20 @@ tpid() { # NAME: pid of the command itself
 	echo "$p"
 }
 
+# "--- WHAT, state: S, wchan: W" and the kernel stack of process PID.
+proc_dump() { # PID WHAT
+	echo "--- $2, state: $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)," \
+		"wchan: $(cat "/proc/$1/wchan" 2>/dev/null)"
+	cat "/proc/$1/stack" 2> /dev/null
+}
+
 # Report a process that does not go away, with its kernel stack.
 report_stuck() { # NAME
 	local p
 	p=$(tpid "$1")
 	fail "$1 (pid ${p:-?}) cannot be killed: stuck in the kernel?"
 	if [ -n "$p" ] && [ -r "/proc/$p/stack" ]; then
-		{
-			echo "--- $1 is stuck, state: $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)," \
-				"wchan: $(cat "/proc/$p/wchan" 2>/dev/null)"
-			cat "/proc/$p/stack"
-		} >> "$1.out" 2>&1
+		proc_dump "$p" "$1 is stuck" >> "$1.out" 2>&1
 	fi
 	echo "$1 pid $p" >> "$WORK/stuck"
 }
@@ -250,9 +253,7 @@ snapshot() { # NAME
 	local p
 	p=$(tpid "$1")
 	{
-		echo "--- $1 (pid ${p:-?}) still running after its time; state:" \
-			"$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)"
-		cat "/proc/$p/stack" 2> /dev/null
+		proc_dump "$p" "$1 (pid ${p:-?}) still running after its time"
 		rdma res show cm_id
 		rdma res show qp
 		rdma statistic show
