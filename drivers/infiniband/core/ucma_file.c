@@ -9,8 +9,10 @@
  * rdma_cm handlers behind the queue lock) and then commits: if that
  * record is still the oldest, it is removed and accounted as reported;
  * if a concurrent GET_EVENT, MIGRATE_ID or destroy took it meanwhile, the
- * copy is void and GET_EVENT starts over.  Each record carries a unique
- * sequence number to tell.
+ * copy is void and GET_EVENT starts over.  To tell, each record carries a
+ * sequence number from its file's own counter, never reused in that
+ * queue: MIGRATE_ID numbers the records it moves anew in the file they
+ * join.  No counter is shared between files.
  */
 #include <linux/atomic.h>
 #include <linux/fs.h>
@@ -20,8 +22,6 @@
 #include <linux/uaccess.h>
 
 #include "ucma_priv.h"
-
-static atomic64_t ucma_event_seq = ATOMIC64_INIT(0);
 
 bool ucma_is_ucma_file(struct file *filp)
 {
@@ -48,7 +48,7 @@ bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev)
 		return false;
 	spin_lock(&file->lock);
 	if (!file->closing) {
-		uev->seq = atomic64_inc_return(&ucma_event_seq);
+		uev->seq = ++file->event_seq;
 		list_add_tail(&uev->node, &file->events);
 		queued = true;
 	}
@@ -158,6 +158,8 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 
 	any = !list_empty(&moved);
 	spin_lock(&to->lock);
+	list_for_each_entry(uev, &moved, node)
+		uev->seq = ++to->event_seq;
 	list_add_tail(&ctx->node, &to->ctxs);
 	list_splice_tail(&moved, &to->events);
 	spin_unlock(&to->lock);

@@ -65,6 +65,7 @@ struct file;
 struct ucma_file {
 	spinlock_t		lock;		/* see the lock order above */
 	struct list_head	events;		/* ucma_event.node, FIFO */
+	u64			event_seq;	/* last ucma_event.seq given */
 	struct list_head	ctxs;		/* ucma_ctx.node */
 	wait_queue_head_t	wait;
 	bool			closing;	/* release() has begun */
@@ -109,7 +110,7 @@ struct ucma_mc {
 
 struct ucma_event {
 	struct list_head	node;
-	u64			seq;		/* unique, to recognise it */
+	u64			seq;		/* unique in its file's queue */
 	struct ucma_ctx		*ctx;		/* the id it is accounted to */
 	struct ucma_mc		*mc;		/* multicast events */
 	struct ucma_ctx		*child;		/* connection request: new id */
