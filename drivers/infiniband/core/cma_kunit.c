@@ -774,8 +774,7 @@ static void cma_test_table_done(struct kunit *test, struct cma_ps_table *table,
 
 	for (i = 0; i < n; i++)
 		cma_ps_put_port(table, ids[i]);
-	for (i = 0; i < CMA_PS_COUNT; i++)
-		KUNIT_EXPECT_TRUE(test, xa_empty(&table->ports[i]));
+	KUNIT_EXPECT_EQ(test, table->nr_ports, 0);
 	cma_ps_table_destroy(table);
 }
 
@@ -844,11 +843,13 @@ static void cma_ps_bind_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, 0x7777, ids[5]),
 			-EPROTONOSUPPORT);
 
-	/* Releasing the last holder frees the port. */
+	/* Releasing the last holder frees the port; UDP 4791 stays. */
+	KUNIT_EXPECT_EQ(test, table->nr_ports, 2);
 	cma_ps_put_port(table, ids[0]);
 	cma_ps_put_port(table, ids[3]);
+	KUNIT_EXPECT_EQ(test, table->nr_ports, 2);
 	cma_ps_put_port(table, ids[4]);
-	KUNIT_EXPECT_NULL(test, xa_load(&table->ports[0], 4791));
+	KUNIT_EXPECT_EQ(test, table->nr_ports, 1);
 	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[1]), 0);
 	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
 }
@@ -946,6 +947,52 @@ static void cma_ps_ephemeral_share_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, RDMA_PS_TCP, ids[2]),
 			-EADDRNOTAVAIL);
 	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
+}
+
+/*
+ * Enough ports to make the table grow twice: every port is still found
+ * (a second bind to it collides) and every release is counted.
+ */
+static void cma_ps_grow_test(struct kunit *test)
+{
+	const int n = 4 << CMA_PS_HASH_MIN_BITS << 2;
+	struct net *net = cma_test_net(test, 32768, 60999);
+	struct cma_ps_table *table = cma_test_table(test, net);
+	struct rdma_id_private **ids, *other;
+	struct sockaddr_storage ss;
+	int i;
+
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ids);
+	for (i = 0; i < n; i++) {
+		cma_test_sin(&ss, 0xc0000201, 5000 + i);
+		ids[i] = cma_test_bind_id(test, &ss, NULL, false, true);
+		/* half in TCP, half in UDP, on the same port numbers */
+		KUNIT_ASSERT_EQ(test, cma_ps_get_port(table, i & 1 ?
+						      RDMA_PS_UDP :
+						      RDMA_PS_TCP, ids[i]),
+				0);
+	}
+	KUNIT_EXPECT_EQ(test, table->nr_ports, n);
+	KUNIT_EXPECT_EQ(test, table->hash_bits, CMA_PS_HASH_MIN_BITS + 4);
+	KUNIT_EXPECT_TRUE(test, table->buckets != table->first);
+
+	cma_test_sin(&ss, 0xc0000201, 0);
+	other = cma_test_bind_id(test, &ss, NULL, false, true);
+	for (i = 0; i < n; i++) {
+		cma_addr_set_port(cma_src_addr(other), 5000 + i);
+		KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, i & 1 ?
+						      RDMA_PS_UDP :
+						      RDMA_PS_TCP, other),
+				-EADDRINUSE);
+		/* the other port space has the port free */
+		KUNIT_EXPECT_EQ(test, cma_ps_get_port(table, i & 1 ?
+						      RDMA_PS_TCP :
+						      RDMA_PS_UDP, other),
+				0);
+		cma_ps_put_port(table, other);
+	}
+	cma_test_table_done(test, table, ids, n);
 }
 
 static void cma_ps_privileged_test(struct kunit *test)
@@ -1100,6 +1147,7 @@ static struct kunit_case cma_ps_cases[] = {
 	KUNIT_CASE(cma_ps_reuseaddr_test),
 	KUNIT_CASE(cma_ps_ephemeral_test),
 	KUNIT_CASE(cma_ps_ephemeral_share_test),
+	KUNIT_CASE(cma_ps_grow_test),
 	KUNIT_CASE(cma_ps_privileged_test),
 	KUNIT_CASE(cma_ps_select_test),
 	KUNIT_CASE(cma_ps_find_listener_test),

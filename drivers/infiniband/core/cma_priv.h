@@ -22,7 +22,6 @@
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/restrack.h>
 
@@ -568,22 +567,27 @@ __be64 cma_service_id(enum rdma_ucm_port_space ps, u16 port);
 enum rdma_ucm_port_space cma_service_id_ps(__be64 service_id);
 u16 cma_service_id_port(__be64 service_id);
 
-/* cma_ps.c: port spaces, one set per network namespace. */
+/* cma_ps.c: port spaces (TCP, UDP, IPOIB, IB), one set per namespace. */
 
 /* The ids holding one port of one port space. */
 struct cma_bind_list {
+	struct hlist_node	node;		/* in a cma_ps_table bucket */
 	struct hlist_head	owners;		/* rdma_id_private.bind_node */
 	enum rdma_ucm_port_space ps;
 	u16			port;
 };
 
-#define CMA_PS_COUNT	4	/* TCP, UDP, IPOIB, IB */
+#define CMA_PS_HASH_MIN_BITS	6	/* the buckets inside the table */
+#define CMA_PS_HASH_MAX_BITS	16
 
 struct cma_ps_table {
-	struct mutex		lock;		/* the four xarrays, bind lists */
-	struct xarray		ports[CMA_PS_COUNT];	/* port -> bind list */
+	struct mutex		lock;		/* buckets, bind lists */
+	struct hlist_head	*buckets;	/* (ps, port) -> bind list */
+	unsigned int		hash_bits;
+	unsigned int		nr_ports;	/* bind lists in the buckets */
 	struct net		*net;
 	u16			last_port;	/* last ephemeral port */
+	struct hlist_head	first[1 << CMA_PS_HASH_MIN_BITS];
 };
 
 /* A bound address as the conflict rules see it. */

@@ -3,16 +3,28 @@
  * Port spaces: the TCP, UDP, IPOIB and IB port numbers ids bind to, one
  * set per network namespace.
  *
- * Each port space is an xarray from port number to the bind list of the
- * ids holding that port.  Several ids share a port when the conflict
- * rules allow it (reuseaddr, afonly, distinct addresses, or a distinct
- * four-tuple for an automatically bound active id).  All port spaces of
- * a namespace share one mutex; nothing on the connect or accept path
- * takes it.
+ * A held port is a bind list: the ids holding it.  Several ids share a
+ * port when the conflict rules allow it (reuseaddr, afonly, distinct
+ * addresses, or a distinct four-tuple for an automatically bound active
+ * id).  The bind lists of all four port spaces of a namespace hang in
+ * one hash table keyed by port space and port, under one mutex; nothing
+ * on the connect or accept path takes it.
+ *
+ * A hash of intrusive lists rather than an xarray keyed by port: taking
+ * a port nobody holds then costs the 32-byte bind list and nothing more.
+ * An xarray needs up to three interior nodes of 576 bytes for an
+ * isolated port (the ephemeral range sits high in the key space), which
+ * are zeroed on allocation and freed through RCU on release, on every
+ * bind of a client that connects and goes.  The table starts with the
+ * buckets embedded in it and grows, under the mutex, once it averages
+ * more than two ports per bucket; it does not shrink, so a namespace
+ * that once held many ports keeps its buckets until it goes.
  */
 #include <linux/bug.h>
 #include <linux/capability.h>
 #include <linux/errno.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/ip.h>
@@ -24,29 +36,75 @@
 
 static unsigned int cma_ps_net_id;
 
-/* The slot of a port space in cma_ps_table.ports, or -1. */
-static int cma_ps_index(enum rdma_ucm_port_space ps)
+/* Whether @ps is one of the four port spaces ids bind in. */
+static bool cma_ps_known(enum rdma_ucm_port_space ps)
 {
 	switch (ps) {
 	case RDMA_PS_TCP:
-		return 0;
 	case RDMA_PS_UDP:
-		return 1;
 	case RDMA_PS_IPOIB:
-		return 2;
 	case RDMA_PS_IB:
-		return 3;
+		return true;
 	default:
-		return -1;
+		return false;
 	}
 }
 
-static struct xarray *cma_ps_xa(struct cma_ps_table *table,
-				enum rdma_ucm_port_space ps)
+static struct hlist_head *cma_ps_bucket(struct hlist_head *buckets,
+					unsigned int bits,
+					enum rdma_ucm_port_space ps, u16 port)
 {
-	int i = cma_ps_index(ps);
+	return &buckets[hash_32((u32)ps << 16 | port, bits)];
+}
 
-	return i < 0 ? NULL : &table->ports[i];
+/* The bind list of @port in @ps, or NULL; under table->lock. */
+static struct cma_bind_list *cma_ps_lookup(struct cma_ps_table *table,
+					   enum rdma_ucm_port_space ps,
+					   u16 port)
+{
+	struct cma_bind_list *bl;
+
+	hlist_for_each_entry(bl, cma_ps_bucket(table->buckets,
+					       table->hash_bits, ps, port),
+			     node)
+		if (bl->port == port && bl->ps == ps)
+			return bl;
+	return NULL;
+}
+
+/*
+ * Four times the buckets once there are more than two ports per bucket.
+ * Without the memory the table keeps its size: longer chains, still
+ * correct.
+ */
+static void cma_ps_grow(struct cma_ps_table *table)
+{
+	unsigned int bits = table->hash_bits + 2, i;
+	struct hlist_head *buckets;
+	struct cma_bind_list *bl;
+	struct hlist_node *next;
+
+	if (table->nr_ports <= 2U << table->hash_bits ||
+	    table->hash_bits >= CMA_PS_HASH_MAX_BITS)
+		return;
+	buckets = kvmalloc_array(1U << bits, sizeof(*buckets),
+				 GFP_KERNEL | __GFP_NOWARN);
+	if (!buckets)
+		return;
+	for (i = 0; i < 1U << bits; i++)
+		INIT_HLIST_HEAD(&buckets[i]);
+	for (i = 0; i < 1U << table->hash_bits; i++) {
+		hlist_for_each_entry_safe(bl, next, &table->buckets[i], node) {
+			hlist_del(&bl->node);
+			hlist_add_head(&bl->node,
+				       cma_ps_bucket(buckets, bits, bl->ps,
+						     bl->port));
+		}
+	}
+	if (table->buckets != table->first)
+		kvfree(table->buckets);
+	table->buckets = buckets;
+	table->hash_bits = bits;
 }
 
 /**
@@ -172,23 +230,24 @@ static void cma_ps_join(struct cma_bind_list *bl,
 
 /*
  * Take @port, alone or next to its holders.  A port nobody holds gets
- * *@spare as its bind list, and *@spare becomes NULL: one walk of the
- * xarray finds a holder or stores the new list.
+ * *@spare as its bind list, and *@spare becomes NULL.
  */
-static int cma_ps_take(struct xarray *xa, struct cma_bind_list **spare,
-		       u16 port, struct rdma_id_private *id_priv,
-		       bool auto_bind)
+static int cma_ps_take(struct cma_ps_table *table,
+		       struct cma_bind_list **spare, u16 port,
+		       struct rdma_id_private *id_priv, bool auto_bind)
 {
 	struct cma_bind_list *bl;
 	int ret;
 
-	(*spare)->port = port;
-	bl = xa_cmpxchg(xa, port, NULL, *spare, GFP_KERNEL);
-	if (xa_is_err(bl))
-		return xa_err(bl);
+	bl = cma_ps_lookup(table, (*spare)->ps, port);
 	if (!bl) {
 		bl = *spare;
 		*spare = NULL;
+		bl->port = port;
+		hlist_add_head(&bl->node,
+			       cma_ps_bucket(table->buckets, table->hash_bits,
+					     bl->ps, port));
+		table->nr_ports++;
 		cma_ps_join(bl, id_priv);
 		return 0;
 	}
@@ -206,7 +265,7 @@ static int cma_ps_take(struct xarray *xa, struct cma_bind_list **spare,
  * last is tried only when no other is free, so that a port is not
  * reused right after its previous owner released it.
  */
-static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
+static int cma_ps_take_any(struct cma_ps_table *table,
 			   struct cma_bind_list **spare,
 			   struct rdma_id_private *id_priv)
 {
@@ -226,7 +285,7 @@ static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
 			try_last = true;
 			continue;
 		}
-		ret = cma_ps_take(xa, spare, port, id_priv, true);
+		ret = cma_ps_take(table, spare, port, id_priv, true);
 		if (ret == -EADDRNOTAVAIL)
 			continue;
 		if (!ret)
@@ -234,7 +293,8 @@ static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
 		return ret;
 	}
 	if (try_last)
-		return cma_ps_take(xa, spare, table->last_port, id_priv, true);
+		return cma_ps_take(table, spare, table->last_port, id_priv,
+				   true);
 	return -EADDRNOTAVAIL;
 }
 
@@ -256,12 +316,11 @@ static int cma_ps_take_any(struct cma_ps_table *table, struct xarray *xa,
 int cma_ps_get_port(struct cma_ps_table *table, enum rdma_ucm_port_space ps,
 		    struct rdma_id_private *id_priv)
 {
-	struct xarray *xa = cma_ps_xa(table, ps);
 	u16 port = cma_addr_port(cma_src_addr(id_priv));
 	struct cma_bind_list *spare;
 	int ret;
 
-	if (!xa)
+	if (!cma_ps_known(ps))
 		return -EPROTONOSUPPORT;
 	if (WARN_ON_ONCE(id_priv->bind_list))
 		return -EINVAL;
@@ -278,9 +337,11 @@ int cma_ps_get_port(struct cma_ps_table *table, enum rdma_ucm_port_space ps,
 
 	mutex_lock(&table->lock);
 	if (port)
-		ret = cma_ps_take(xa, &spare, port, id_priv, false);
+		ret = cma_ps_take(table, &spare, port, id_priv, false);
 	else
-		ret = cma_ps_take_any(table, xa, &spare, id_priv);
+		ret = cma_ps_take_any(table, &spare, id_priv);
+	if (!spare)
+		cma_ps_grow(table);
 	mutex_unlock(&table->lock);
 	kfree(spare);
 	return ret;
@@ -364,13 +425,10 @@ struct rdma_id_private *cma_ps_find_listener(struct cma_ps_table *table,
 					     struct ib_device *device)
 {
 	struct rdma_id_private *owner, *found = NULL;
-	struct xarray *xa = cma_ps_xa(table, ps);
 	struct cma_bind_list *bl;
 
-	if (!xa)
-		return NULL;
 	mutex_lock(&table->lock);
-	bl = xa_load(xa, port);
+	bl = cma_ps_lookup(table, ps, port);
 	if (!bl)
 		goto out;
 	hlist_for_each_entry(owner, &bl->owners, bind_node) {
@@ -408,7 +466,8 @@ void cma_ps_put_port(struct cma_ps_table *table,
 		hlist_del(&id_priv->bind_node);
 		id_priv->bind_list = NULL;
 		if (hlist_empty(&bl->owners)) {
-			xa_erase(cma_ps_xa(table, bl->ps), bl->port);
+			hlist_del(&bl->node);
+			table->nr_ports--;
 			kfree(bl);
 		}
 	}
@@ -445,7 +504,7 @@ enum rdma_ucm_port_space cma_ps_select(struct rdma_id_private *id_priv)
 	int i;
 
 	if (src->sa_family != AF_IB)
-		return cma_ps_index(ps) < 0 ? 0 : ps;
+		return cma_ps_known(ps) ? ps : 0;
 
 	sib = (struct sockaddr_ib *)src;
 	port = cma_addr_port(src);
@@ -475,8 +534,11 @@ void cma_ps_table_init(struct cma_ps_table *table, struct net *net)
 	int i;
 
 	mutex_init(&table->lock);
-	for (i = 0; i < CMA_PS_COUNT; i++)
-		xa_init(&table->ports[i]);
+	for (i = 0; i < ARRAY_SIZE(table->first); i++)
+		INIT_HLIST_HEAD(&table->first[i]);
+	table->buckets = table->first;
+	table->hash_bits = CMA_PS_HASH_MIN_BITS;
+	table->nr_ports = 0;
 	table->net = net;
 	table->last_port = 0;
 }
@@ -487,12 +549,10 @@ void cma_ps_table_init(struct cma_ps_table *table, struct net *net)
  */
 void cma_ps_table_destroy(struct cma_ps_table *table)
 {
-	int i;
-
-	for (i = 0; i < CMA_PS_COUNT; i++) {
-		WARN_ON_ONCE(!xa_empty(&table->ports[i]));
-		xa_destroy(&table->ports[i]);
-	}
+	WARN_ON_ONCE(table->nr_ports);
+	if (table->buckets != table->first)
+		kvfree(table->buckets);
+	table->buckets = NULL;
 	mutex_destroy(&table->lock);
 }
 
