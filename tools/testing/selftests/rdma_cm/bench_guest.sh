@@ -42,7 +42,12 @@
 # CPU a woken worker then waits for the running thread to block, yield
 # or use up its slice, as it would run on another CPU instead of
 # preempting it (rdma_cm_testing.rst says why cmtime's asynchronous
-# steps want that).  The job fails if the feature cannot be set.
+# steps want that).  START_DEBIT=0 turns START_DEBIT off as well: a new
+# thread then starts at the run queue's virtual time instead of one
+# slice after it, so the yield loop of cmtime's main thread hands the
+# CPU to cmtime's new event thread as soon as it has an event instead
+# of spinning that slice off first (rdma_cm_testing.rst, same place).
+# The job fails if a feature cannot be set.
 #
 # ROUNDS rounds of stock then ours (every other round ours first); the
 # table gives the median of each side and their ratio, and the median,
@@ -66,10 +71,10 @@ RSTREAM_COUNT=200 HOSTPATH=1
 TRANSPORTS="rxe siw"
 STORM_CLIENTS=10 STORM_CONNS=3
 UCMA_PAIRS=20000 UCMA_EVENTS=2000
-ROUNDS=1 WAKEUP_PREEMPT=1
+ROUNDS=1 WAKEUP_PREEMPT=1 START_DEBIT=1
 perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
 	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS RSTREAM_COUNT
-	   HOSTPATH WAKEUP_PREEMPT" "$@"
+	   HOSTPATH WAKEUP_PREEMPT START_DEBIT" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
 [ "$TRANSPORTS" = none ] && TRANSPORTS=	# the host path only
 
@@ -80,7 +85,8 @@ if [ -z "$PERF_OURS" ] || [ ! -f "${OURS_DIR:-}/swiw.ko" ]; then
 	HOSTPATH=0
 fi
 perf_start "$PERF_RESULTS/work-bench" \
-	$((1 + (WAKEUP_PREEMPT == 0) + ROUNDS * 2 * (3 * ntransports + 2) +
+	$((1 + (WAKEUP_PREEMPT == 0 || START_DEBIT == 0) +
+	   ROUNDS * 2 * (3 * ntransports + 2) +
 	   HOSTPATH * (2 + ROUNDS * 2 * 4)))
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
@@ -198,21 +204,28 @@ bench_hp_rstream() { # ORIGIN
 		client.out >> "$RESULTS"
 }
 
-no_wakeup_preempt() {
-	local f=/sys/kernel/debug/sched/features
+# Turn the scheduler features NAME... off (NO_NAME in sched/features).
+sched_off() { # NAME...
+	local f=/sys/kernel/debug/sched/features n
 
 	if ! mountpoint -q /sys/kernel/debug; then
 		run debugfs 30 mount -t debugfs none /sys/kernel/debug ||
 			{ fail "cannot mount debugfs: $(rc_text debugfs)"; return 1; }
 	fi
-	{ echo NO_WAKEUP_PREEMPTION > "$f"; } 2> /dev/null
-	grep -qw NO_WAKEUP_PREEMPTION "$f" 2> /dev/null ||
-		{ fail "cannot turn wakeup preemption off in $f"; return 1; }
-	diag "scheduler: NO_WAKEUP_PREEMPTION"
+	for n in "$@"; do
+		{ echo "NO_$n" > "$f"; } 2> /dev/null
+		grep -qw "NO_$n" "$f" 2> /dev/null ||
+			{ fail "cannot turn $n off in $f"; return 1; }
+		diag "scheduler: NO_$n"
+	done
 }
 
 # Figures measured with the scheduler other than asked would mislead.
-if [ "$WAKEUP_PREEMPT" = 0 ] && ! run_case sched no_wakeup_preempt; then
+sched=
+[ "$WAKEUP_PREEMPT" = 0 ] && sched+=" WAKEUP_PREEMPTION"
+[ "$START_DEBIT" = 0 ] && sched+=" START_DEBIT"
+# shellcheck disable=SC2086	# one word per feature
+if [ -n "$sched" ] && ! run_case sched sched_off $sched; then
 	ktap_totals
 	exit 1
 fi

@@ -19,7 +19,11 @@
 #   BENCH_ICOUNT=1   bench on one CPU whose clock counts instructions
 #                    (run-vm.sh -I): figures that do not depend on how
 #                    busy the host is, at the price of one CPU instead of
-#                    two (see rdma_cm_testing.rst for what repeats)
+#                    two (see rdma_cm_testing.rst for what repeats);
+#                    it implies BENCH_CMTIME_PAR=1 (one cmtime pair at
+#                    a time: on one CPU concurrent pairs time each
+#                    other's work), BENCH_WAKEUP_PREEMPT=0 and
+#                    BENCH_START_DEBIT=0 (bench_guest.sh) unless given
 #   PERF_OURS="..."  our modules on the "ours" side (default: the
 #                    ones ours.list names)
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
@@ -83,6 +87,9 @@ job_args() {
 }
 
 mkdir -p "$out"
+if [ "$mode" = bench ] && [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+	: "${BENCH_CMTIME_PAR:=1}" "${BENCH_WAKEUP_PREEMPT:=0}" "${BENCH_START_DEBIT:=0}"
+fi
 
 phase_start test-kernel
 kdir=$("$sel/qemu/build-kernel.sh" "$CACHE" "$variant" 2> "$out/kernel.log") ||
