@@ -25,6 +25,8 @@
 #   bind_batch_ns      ucma_bench: per id, 100 BINDs to the wildcard with
 #                      port 0 (an ephemeral port each; the implied bind of
 #                      RESOLVE_ADDR)
+#   route_batch_ns     ucma_bench: per id, 100 RESOLVE_ROUTEs of resolved
+#                      ids, then their events
 #
 # and, with our stack, swiw (iw_cm's host path) against siw (its own
 # connection code) in the "stock" (siw) and "ours" (swiw) columns, each

@@ -24,6 +24,7 @@ title() { # FIGURE
 	resolve_event_ns) echo "RESOLVE_ADDR+GET_EVENT ns" ;;
 	resolve_batch_ns) echo "RESOLVE_ADDR batch+GET_EVENT+QUERY ns" ;;
 	bind_batch_ns) echo "BIND batch (ephemeral port) ns" ;;
+	route_batch_ns) echo "RESOLVE_ROUTE batch+GET_EVENT ns" ;;
 	hp_rstream_mbps) echo "siw/swiw rstream 1 MiB Mb/s (higher: better)" ;;
 	hp_*)
 		f=${f#hp_cmtime_}

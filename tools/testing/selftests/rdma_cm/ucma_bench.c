@@ -21,6 +21,12 @@
  *                   RESOLVE_ADDR without a source, an ephemeral port
  *                   taken next to BATCH others (creating and destroying
  *                   the ids is not timed)
+ *   route_batch     per id, of BATCH RESOLVE_ROUTEs written back to back,
+ *                   then their BATCH ROUTE_RESOLVED events: cmtime's
+ *                   "resolve route" step from one thread (librdmacm
+ *                   queries nothing on an iWARP id's ROUTE_RESOLVED;
+ *                   creating the ids, resolving their addresses and
+ *                   destroying them is not timed)
  *
  * usage: ucma_bench [-n PAIRS] [-e EVENTS] [-b BATCH] [-g] [-v] [-a IPV4]
  *                   [-D DEVICE] [-f FIGURE]
@@ -57,6 +63,7 @@
 #include <rdma/rdma_user_cm.h>
 
 #define RDMA_CM_EVENT_ADDR_RESOLVED	0
+#define RDMA_CM_EVENT_ROUTE_RESOLVED	2
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int fd = -1;
@@ -152,8 +159,15 @@ static int bind_any(__u32 id)
 	return cmd(RDMA_USER_CM_CMD_BIND, &b, sizeof(b), 0);
 }
 
-/* The next event, which must be ADDR_RESOLVED; its id in *@id. */
-static int addr_event(__u32 *id)
+static int resolve_route(__u32 id)
+{
+	struct rdma_ucm_resolve_route r = { .id = id, .timeout_ms = 2000 };
+
+	return cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &r, sizeof(r), 0);
+}
+
+/* The next event, which must be a successful @want; its id in *@id. */
+static int next_event(__u32 want, __u32 *id)
 {
 	struct rdma_ucm_event_resp ev = {};
 	struct rdma_ucm_get_event g = { .response = (uintptr_t)&ev };
@@ -162,9 +176,9 @@ static int addr_event(__u32 *id)
 	ret = cmd(RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev));
 	if (ret)
 		return ret;
-	if (ev.event != RDMA_CM_EVENT_ADDR_RESOLVED || ev.status) {
-		fprintf(stderr, "ucma_bench: event %u status %d, expected ADDR_RESOLVED\n",
-			ev.event, (int)ev.status);
+	if (ev.event != want || ev.status) {
+		fprintf(stderr, "ucma_bench: event %u status %d, expected %u\n",
+			ev.event, (int)ev.status, want);
 		return -EPROTO;
 	}
 	*id = ev.id;
@@ -188,7 +202,21 @@ static int resolve_event(__u32 id)
 {
 	int ret = resolve_addr(id);
 
-	return ret ? ret : addr_event(&id);
+	return ret ? ret : next_event(RDMA_CM_EVENT_ADDR_RESOLVED, &id);
+}
+
+/* @op on each of @n ids, back to back; stops at the first failure. */
+static int each_id(int (*op)(__u32 id), const __u32 *ids, long n)
+{
+	long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = op(ids[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* A batch of resolves, answered as librdmacm answers ADDR_RESOLVED. */
@@ -198,21 +226,49 @@ static int resolve_batch(const __u32 *ids, long n)
 	long i;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		ret = resolve_addr(ids[i]);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < n; i++) {
-		ret = addr_event(&id);
+	ret = each_id(resolve_addr, ids, n);
+	for (i = 0; i < n && !ret; i++) {
+		ret = next_event(RDMA_CM_EVENT_ADDR_RESOLVED, &id);
 		if (!ret)
 			ret = query(id, RDMA_USER_CM_QUERY_ADDR);
 		if (!ret && query_gid)
 			ret = query(id, RDMA_USER_CM_QUERY_GID);
-		if (ret)
-			return ret;
 	}
-	return 0;
+	return ret;
+}
+
+/* A batch of route resolutions of resolved ids, then their events. */
+static int route_batch(const __u32 *ids, long n)
+{
+	__u32 id;
+	long i;
+	int ret;
+
+	ret = each_id(resolve_route, ids, n);
+	for (i = 0; i < n && !ret; i++)
+		ret = next_event(RDMA_CM_EVENT_ROUTE_RESOLVED, &id);
+	return ret;
+}
+
+/* What a batch figure times. */
+enum batch_kind { BATCH_RESOLVE, BATCH_BIND, BATCH_ROUTE };
+
+static const char *const batch_what[] = {
+	[BATCH_RESOLVE] = "RESOLVE_ADDR+GET_EVENT+QUERY",
+	[BATCH_BIND] = "BIND",
+	[BATCH_ROUTE] = "RESOLVE_ROUTE+GET_EVENT",
+};
+
+static int batch_run(enum batch_kind kind, const __u32 *ids, long n)
+{
+	switch (kind) {
+	case BATCH_BIND:
+		return each_id(bind_any, ids, n);
+	case BATCH_ROUTE:
+		return route_batch(ids, n);
+	default:
+		return resolve_batch(ids, n);
+	}
 }
 
 /* Say which command failed; -1 for the caller to return. */
@@ -251,24 +307,11 @@ static double bench(long n, bool resolve)
 	return resolve ? total / n : (now_ns() - t0) / n;
 }
 
-static int bind_batch(const __u32 *ids, long n)
-{
-	long i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = bind_any(ids[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /*
- * Mean ns per id over @n ids resolved (or with @bind, bound) in batches;
- * < 0 on a failure.
+ * Mean ns per id over @n ids handled in batches as @kind says; < 0 on a
+ * failure.  A route batch resolves its ids' addresses first, untimed.
  */
-static double batches(long n, bool bind)
+static double batches(long n, enum batch_kind kind)
 {
 	double total = 0, t1;
 	long done, k, made, i;
@@ -287,13 +330,17 @@ static double batches(long n, bool bind)
 				break;
 			}
 		}
+		if (!ret && kind == BATCH_ROUTE) {
+			ret = resolve_batch(ids, k);
+			if (ret)
+				fail(batch_what[BATCH_RESOLVE], ret);
+		}
 		if (!ret) {
 			t1 = now_ns();
-			ret = bind ? bind_batch(ids, k) : resolve_batch(ids, k);
+			ret = batch_run(kind, ids, k);
 			total += now_ns() - t1;
 			if (ret)
-				fail(bind ? "BIND" : "RESOLVE_ADDR+GET_EVENT+QUERY",
-				     ret);
+				fail(batch_what[kind], ret);
 		}
 		for (i = 0; i < made; i++) {
 			r = destroy_id(ids[i]);
@@ -309,12 +356,17 @@ static double batches(long n, bool bind)
 
 static double bench_batch(long n)
 {
-	return batches(n, false);
+	return batches(n, BATCH_RESOLVE);
 }
 
 static double bench_bind(long n)
 {
-	return batches(n, true);
+	return batches(n, BATCH_BIND);
+}
+
+static double bench_route(long n)
+{
+	return batches(n, BATCH_ROUTE);
 }
 
 static double bench_pairs(long n)
@@ -338,6 +390,7 @@ int main(int argc, char **argv)
 		{ "resolve_event", bench_resolve, 1 },
 		{ "resolve_batch", bench_batch, 1 },
 		{ "bind_batch", bench_bind, 1 },
+		{ "route_batch", bench_route, 1 },
 	};
 	const char *dev = "/dev/infiniband/rdma_cm", *a = "10.0.0.1";
 	const char *only = NULL;
