@@ -86,8 +86,12 @@ ntransports=$(echo "$TRANSPORTS" | wc -w)
 if [ -z "$PERF_OURS" ] || [ ! -f "${OURS_DIR:-}/swiw.ko" ]; then
 	HOSTPATH=0
 fi
+# The scheduler features to turn off (sched_off below), one case if any.
+sched=()
+[ "$WAKEUP_PREEMPT" = 0 ] && sched+=(WAKEUP_PREEMPTION)
+[ "$START_DEBIT" = 0 ] && sched+=(START_DEBIT)
 perf_start "$PERF_RESULTS/work-bench" \
-	$((1 + (WAKEUP_PREEMPT == 0 || START_DEBIT == 0) +
+	$((1 + (${#sched[@]} > 0) +
 	   ROUNDS * 2 * (3 * ntransports + 2) +
 	   HOSTPATH * (2 + ROUNDS * 2 * 4)))
 RESULTS=$WORK/results.txt
@@ -223,11 +227,7 @@ sched_off() { # NAME...
 }
 
 # Figures measured with the scheduler other than asked would mislead.
-sched=
-[ "$WAKEUP_PREEMPT" = 0 ] && sched+=" WAKEUP_PREEMPTION"
-[ "$START_DEBIT" = 0 ] && sched+=" START_DEBIT"
-# shellcheck disable=SC2086	# one word per feature
-if [ -n "$sched" ] && ! run_case sched sched_off $sched; then
+if [ ${#sched[@]} -gt 0 ] && ! run_case sched sched_off "${sched[@]}"; then
 	ktap_totals
 	exit 1
 fi
