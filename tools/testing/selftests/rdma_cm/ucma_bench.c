@@ -250,26 +250,27 @@ static int route_batch(const __u32 *ids, long n)
 	return ret;
 }
 
-/* What a batch figure times. */
-enum batch_kind { BATCH_RESOLVE, BATCH_BIND, BATCH_ROUTE };
+static int bind_batch(const __u32 *ids, long n)
+{
+	return each_id(bind_any, ids, n);
+}
 
-static const char *const batch_what[] = {
-	[BATCH_RESOLVE] = "RESOLVE_ADDR+GET_EVENT+QUERY",
-	[BATCH_BIND] = "BIND",
-	[BATCH_ROUTE] = "RESOLVE_ROUTE+GET_EVENT",
+/* What a batch figure times, and whether its ids need addresses first. */
+struct batch {
+	const char *what;
+	int (*run)(const __u32 *ids, long n);
+	bool resolved;
 };
 
-static int batch_run(enum batch_kind kind, const __u32 *ids, long n)
-{
-	switch (kind) {
-	case BATCH_BIND:
-		return each_id(bind_any, ids, n);
-	case BATCH_ROUTE:
-		return route_batch(ids, n);
-	default:
-		return resolve_batch(ids, n);
-	}
-}
+static const struct batch batch_resolve = {
+	.what = "RESOLVE_ADDR+GET_EVENT+QUERY", .run = resolve_batch,
+};
+
+static const struct batch batch_bind = { .what = "BIND", .run = bind_batch };
+
+static const struct batch batch_route = {
+	.what = "RESOLVE_ROUTE+GET_EVENT", .run = route_batch, .resolved = true,
+};
 
 /* Say which command failed; -1 for the caller to return. */
 static double fail(const char *what, int ret)
@@ -308,10 +309,10 @@ static double bench(long n, bool resolve)
 }
 
 /*
- * Mean ns per id over @n ids handled in batches as @kind says; < 0 on a
- * failure.  A route batch resolves its ids' addresses first, untimed.
+ * Mean ns per id over @n ids handled in batches of @b; < 0 on a failure.
+ * The addresses of a batch that needs them are resolved first, untimed.
  */
-static double batches(long n, enum batch_kind kind)
+static double batches(long n, const struct batch *b)
 {
 	double total = 0, t1;
 	long done, k, made, i;
@@ -330,17 +331,17 @@ static double batches(long n, enum batch_kind kind)
 				break;
 			}
 		}
-		if (!ret && kind == BATCH_ROUTE) {
+		if (!ret && b->resolved) {
 			ret = resolve_batch(ids, k);
 			if (ret)
-				fail(batch_what[BATCH_RESOLVE], ret);
+				fail(batch_resolve.what, ret);
 		}
 		if (!ret) {
 			t1 = now_ns();
-			ret = batch_run(kind, ids, k);
+			ret = b->run(ids, k);
 			total += now_ns() - t1;
 			if (ret)
-				fail(batch_what[kind], ret);
+				fail(b->what, ret);
 		}
 		for (i = 0; i < made; i++) {
 			r = destroy_id(ids[i]);
@@ -356,17 +357,17 @@ static double batches(long n, enum batch_kind kind)
 
 static double bench_batch(long n)
 {
-	return batches(n, BATCH_RESOLVE);
+	return batches(n, &batch_resolve);
 }
 
 static double bench_bind(long n)
 {
-	return batches(n, BATCH_BIND);
+	return batches(n, &batch_bind);
 }
 
 static double bench_route(long n)
 {
-	return batches(n, BATCH_ROUTE);
+	return batches(n, &batch_route);
 }
 
 static double bench_pairs(long n)
