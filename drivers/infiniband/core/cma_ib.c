@@ -10,7 +10,6 @@
 static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
 				  unsigned long timeout_ms)
 {
-	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
 	struct rdma_route *route = &id_priv->id.route;
 	struct sa_path_rec *path;
 	int ret;
@@ -30,7 +29,8 @@ static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
 	/* The peer's hardware address may change under the route. */
 	cma_neigh_watch(id_priv);
 	ret = cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
-			      RDMA_CM_ROUTE_RESOLVED, &event);
+			      RDMA_CM_ROUTE_RESOLVED,
+			      RDMA_CM_EVENT_ROUTE_RESOLVED);
 	if (ret) {
 		cma_neigh_unwatch(id_priv);
 		cma_route_reset(id_priv);

@@ -7,6 +7,8 @@
 #include "cma_priv.h"
 #include "cma_trace.h"
 
+static void cma_step_handler(struct work_struct *work);
+
 void cma_id_put(struct rdma_id_private *id_priv)
 {
 	if (refcount_dec_and_test(&id_priv->refcount))
@@ -52,6 +54,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	INIT_LIST_HEAD(&id_priv->device_item);
 	INIT_LIST_HEAD(&id_priv->listen_list);
 	INIT_LIST_HEAD(&id_priv->mc_list);
+	INIT_WORK(&id_priv->step_work, cma_step_handler);
 	cma_netevent_id_init(id_priv);
 	/* IB SIDR request ids are 24 bits on the wire in stock peers' use. */
 	id_priv->seq_num = get_random_u32() & 0x00ffffff;
@@ -268,38 +271,27 @@ void cma_deliver_put_unlock(struct rdma_id_private *id_priv,
 	cma_id_put(id_priv);
 }
 
-/* An event produced by rdma_cm itself, delivered from cma_wq. */
-struct cma_work {
-	struct work_struct	work;
-	struct rdma_id_private	*id_priv;	/* holds a reference */
-	enum rdma_cm_state	from;
-	enum rdma_cm_state	to;
-	struct rdma_cm_event	event;
-};
+/**
+ * cma_deliver_notice_put - Deliver an event that is no step of the id's states.
+ * @id_priv: the id, with a reference the caller gives up
+ * @event: the event
+ *
+ * From work in process context: takes handler_mutex, and drops the
+ * event if the id is being destroyed or removed.
+ */
+void cma_deliver_notice_put(struct rdma_id_private *id_priv,
+			    struct rdma_cm_event *event)
+{
+	mutex_lock(&id_priv->handler_mutex);
+	if (!cma_id_live(id_priv)) {
+		mutex_unlock(&id_priv->handler_mutex);
+		cma_id_put(id_priv);
+		return;
+	}
+	cma_deliver_put_unlock(id_priv, event);
+}
 
 static struct workqueue_struct *cma_wq;
-
-static void cma_work_handler(struct work_struct *_work)
-{
-	struct cma_work *work = container_of(_work, struct cma_work, work);
-	struct rdma_id_private *id_priv = work->id_priv;
-
-	mutex_lock(&id_priv->handler_mutex);
-	/* Destroyed, removed or moved on meanwhile: the event is stale. */
-	if (work->from == RDMA_CM_NR_STATES) {
-		if (!cma_id_live(id_priv))
-			goto out_unlock;
-	} else if (cma_comp_exch(id_priv, work->from, work->to)) {
-		goto out_unlock;
-	}
-	cma_deliver_put_unlock(id_priv, &work->event);
-	kfree(work);
-	return;
-out_unlock:
-	mutex_unlock(&id_priv->handler_mutex);
-	cma_id_put(id_priv);
-	kfree(work);
-}
 
 /**
  * cma_queue_work - Queue work of an id on rdma_cm's workqueue.
@@ -312,49 +304,77 @@ bool cma_queue_work(struct work_struct *work)
 	return queue_work(cma_wq, work);
 }
 
-static int cma_queue(struct rdma_id_private *id_priv, enum rdma_cm_state from,
-		     enum rdma_cm_state to, const struct rdma_cm_event *event,
-		     gfp_t gfp)
+/* The result queued by cma_queue_event(). */
+static void cma_step_handler(struct work_struct *work)
 {
-	struct cma_work *work;
+	struct rdma_id_private *id_priv =
+		container_of(work, struct rdma_id_private, step_work);
+	/* Copied first: the consumer's handler may queue the next step. */
+	struct rdma_cm_event event = { .event = id_priv->step_event };
+	enum rdma_cm_state from = id_priv->step_from, to = id_priv->step_to;
 
-	work = kzalloc(sizeof(*work), gfp);
-	if (!work)
-		return -ENOMEM;
-	INIT_WORK(&work->work, cma_work_handler);
-	work->id_priv = id_priv;
-	work->from = from;
-	work->to = to;
-	work->event = *event;
-	cma_id_get(id_priv);
-	queue_work(cma_wq, &work->work);
-	return 0;
+	mutex_lock(&id_priv->handler_mutex);
+	/* Destroyed, removed or moved on meanwhile: the result is stale. */
+	if (cma_comp_exch(id_priv, from, to)) {
+		mutex_unlock(&id_priv->handler_mutex);
+		cma_id_put(id_priv);
+		return;
+	}
+	cma_deliver_put_unlock(id_priv, &event);
 }
 
 /**
- * cma_queue_event - Deliver an event from process context later.
- * @id_priv: the id
+ * cma_queue_event - Deliver the result of a step from process context.
+ * @id_priv: the id, just moved into @from by the caller
  * @from: the state the id must still be in when the work runs
  * @to: the state it moves to before the event is delivered
- * @event: the event, copied
+ * @type: the event, which has no status and no parameters
  *
  * For results rdma_cm produces itself (loopback and AF_IB address
- * resolution, local routes).  The work runs on an unbound workqueue and
- * holds a reference on the id, so destroy waits for it; ids do not wait
- * for each other.
+ * resolution, local routes).  An id has at most one such step in
+ * flight: the next one starts from the state this one moves to, so the
+ * work is part of the id and queueing it cannot fail for memory.  It
+ * runs on an unbound workqueue and holds a reference on the id, so
+ * destroy waits for it; ids do not wait for each other.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -EBUSY (with a warning) if a step is still queued.
  */
 int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
-		    enum rdma_cm_state to, const struct rdma_cm_event *event)
+		    enum rdma_cm_state to, enum rdma_cm_event_type type)
 {
-	return cma_queue(id_priv, from, to, event, GFP_KERNEL);
+	if (WARN_ON_ONCE(work_pending(&id_priv->step_work)))
+		return -EBUSY;
+	id_priv->step_from = from;
+	id_priv->step_to = to;
+	id_priv->step_event = type;
+	cma_id_get(id_priv);
+	if (!queue_work(cma_wq, &id_priv->step_work))
+		cma_id_put(id_priv);
+	return 0;
+}
+
+/* An event that is no step of the id's states, delivered from cma_wq. */
+struct cma_notice {
+	struct work_struct	work;
+	struct rdma_id_private	*id_priv;	/* holds a reference */
+	enum rdma_cm_event_type	type;
+};
+
+static void cma_notice_handler(struct work_struct *work)
+{
+	struct cma_notice *notice = container_of(work, struct cma_notice,
+						 work);
+	struct rdma_id_private *id_priv = notice->id_priv;
+	struct rdma_cm_event event = { .event = notice->type };
+
+	kfree(notice);
+	cma_deliver_notice_put(id_priv, &event);
 }
 
 /**
  * cma_queue_notice - Deliver an event that is no step of the id's states.
  * @id_priv: the id
- * @event: the event (ADDR_CHANGE), copied
+ * @type: the event (ADDR_CHANGE), which has no status and no parameters
  *
  * The event reaches the id in whatever state it is in then, unless it is
  * being destroyed or removed.  May be called in atomic context.
@@ -362,10 +382,19 @@ int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
  * Return: 0 or -ENOMEM.
  */
 int cma_queue_notice(struct rdma_id_private *id_priv,
-		     const struct rdma_cm_event *event)
+		     enum rdma_cm_event_type type)
 {
-	return cma_queue(id_priv, RDMA_CM_NR_STATES, RDMA_CM_NR_STATES, event,
-			 GFP_ATOMIC);
+	struct cma_notice *notice;
+
+	notice = kmalloc(sizeof(*notice), GFP_ATOMIC);
+	if (!notice)
+		return -ENOMEM;
+	INIT_WORK(&notice->work, cma_notice_handler);
+	notice->id_priv = id_priv;
+	notice->type = type;
+	cma_id_get(id_priv);
+	queue_work(cma_wq, &notice->work);
+	return 0;
 }
 
 int __init cma_id_init(void)

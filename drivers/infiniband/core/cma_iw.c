@@ -247,10 +247,9 @@ static void cma_iw_destroy(struct rdma_id_private *id_priv)
 static int cma_iw_resolve_route(struct rdma_id_private *id_priv,
 				unsigned long timeout_ms)
 {
-	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
-
 	return cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
-			       RDMA_CM_ROUTE_RESOLVED, &event);
+			       RDMA_CM_ROUTE_RESOLVED,
+			       RDMA_CM_EVENT_ROUTE_RESOLVED);
 }
 
 /*

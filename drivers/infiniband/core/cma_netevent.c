@@ -67,17 +67,11 @@ static void cma_neigh_work(struct work_struct *work)
 		.status = -ETIMEDOUT,
 	};
 
-	mutex_lock(&id_priv->handler_mutex);
-	if (!cma_id_live(id_priv)) {
-		mutex_unlock(&id_priv->handler_mutex);
-		cma_id_put(id_priv);
-		return;
-	}
 	/*
 	 * Unlike stock, a non-zero return keeps the transport's id for the
 	 * destroy to destroy: no transport callback is returning it.
 	 */
-	cma_deliver_put_unlock(id_priv, &event);
+	cma_deliver_notice_put(id_priv, &event);
 }
 
 /**
@@ -191,14 +185,13 @@ struct cma_failover {
 static void cma_failover_id(struct rdma_id_private *id_priv, void *arg)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
-	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_CHANGE };
 	struct cma_failover *fo = arg;
 
 	if (dev_addr->bound_dev_if != fo->ifindex ||
 	    !net_eq(cma_id_net(id_priv), fo->net) ||
 	    !memcmp(dev_addr->src_dev_addr, fo->addr, fo->addr_len))
 		return;
-	if (cma_queue_notice(id_priv, &event))
+	if (cma_queue_notice(id_priv, RDMA_CM_EVENT_ADDR_CHANGE))
 		pr_warn_ratelimited("rdma_cm: no memory to report an address change\n");
 	else
 		fo->queued++;

@@ -156,6 +156,11 @@ struct rdma_id_private {
 	struct rcu_head		rcu;		/* freeing a watched id */
 	u8			neigh_watched;	/* on the neighbour table */
 	u8			neigh_rcu;	/* was: free after a grace */
+	/* cma_queue_event(): the one step result of rdma_cm's own queued */
+	struct work_struct	step_work;	/* holds a reference */
+	enum rdma_cm_state	step_from;
+	enum rdma_cm_state	step_to;
+	enum rdma_cm_event_type	step_event;
 };
 
 /*
@@ -275,6 +280,8 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  * @resolve_route: start route resolution (IB: SA PathRecord query;
  *	RoCE: a local path record; iWARP: nothing to resolve).  The result
  *	arrives as ROUTE_RESOLVED or ROUTE_ERROR, from the core's work.
+ *	Once the result is queued the id may be gone (its handler may
+ *	destroy it): touch it after that only under a reference of one's own.
  * @set_path: complete a path record the consumer supplied through
  *	rdma_set_ib_path() (RoCE: the Ethernet fields); NULL if nothing
  *	is needed.
@@ -421,6 +428,8 @@ void cma_id_put(struct rdma_id_private *id_priv);
 int cma_deliver(struct rdma_id_private *id_priv, struct rdma_cm_event *event);
 void cma_deliver_put_unlock(struct rdma_id_private *id_priv,
 			    struct rdma_cm_event *event);
+void cma_deliver_notice_put(struct rdma_id_private *id_priv,
+			    struct rdma_cm_event *event);
 int cma_deliver_unlock(struct rdma_id_private *id_priv,
 		       struct rdma_cm_event *event);
 void cma_destroy_handler_unlock(struct rdma_id_private *id_priv);
@@ -428,9 +437,9 @@ void cma_id_discard(struct rdma_id_private *id_priv);
 void cma_remove_id(struct rdma_id_private *id_priv);
 bool cma_queue_work(struct work_struct *work);
 int cma_queue_notice(struct rdma_id_private *id_priv,
-		     const struct rdma_cm_event *event);
+		     enum rdma_cm_event_type type);
 int cma_queue_event(struct rdma_id_private *id_priv, enum rdma_cm_state from,
-		    enum rdma_cm_state to, const struct rdma_cm_event *event);
+		    enum rdma_cm_state to, enum rdma_cm_event_type type);
 int __init cma_id_init(void);
 void cma_id_exit(void);
 

@@ -75,7 +75,6 @@ out:
 static int cma_resolve_loopback(struct rdma_id_private *id_priv)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
-	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
 	union ib_gid gid;
 	int ret;
 
@@ -89,7 +88,8 @@ static int cma_resolve_loopback(struct rdma_id_private *id_priv)
 	rdma_addr_get_sgid(dev_addr, &gid);
 	rdma_addr_set_dgid(dev_addr, &gid);
 	return cma_queue_event(id_priv, RDMA_CM_ADDR_QUERY,
-			       RDMA_CM_ADDR_RESOLVED, &event);
+			       RDMA_CM_ADDR_RESOLVED,
+			       RDMA_CM_EVENT_ADDR_RESOLVED);
 }
 
 /* An AF_IB destination names its GID: nothing to look up. */
@@ -97,14 +97,14 @@ static int cma_resolve_ib_addr(struct rdma_id_private *id_priv)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct sockaddr_ib *dst = (struct sockaddr_ib *)cma_dst_addr(id_priv);
-	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
 
 	/* Finding a port by the destination's subnet is not written yet. */
 	if (!id_priv->cma_dev)
 		return -EOPNOTSUPP;
 	rdma_addr_set_dgid(dev_addr, (union ib_gid *)&dst->sib_addr);
 	return cma_queue_event(id_priv, RDMA_CM_ADDR_QUERY,
-			       RDMA_CM_ADDR_RESOLVED, &event);
+			       RDMA_CM_ADDR_RESOLVED,
+			       RDMA_CM_EVENT_ADDR_RESOLVED);
 }
 
 /*

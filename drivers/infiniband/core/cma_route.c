@@ -168,10 +168,10 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 		return ret;
 
 	/*
-	 * The result may be delivered, and the id destroyed by its handler's
-	 * return, before the transport's call returns: keep it until then.
+	 * Once the transport succeeds its result may have been delivered,
+	 * and the id destroyed by its handler's return: do not touch the id
+	 * then.  A transport that fails has delivered nothing.
 	 */
-	cma_id_get(id_priv);
 	if (xprt && xprt->resolve_route)
 		ret = xprt->resolve_route(id_priv, timeout_ms);
 	else
@@ -179,7 +179,6 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	if (ret)
 		cma_comp_exch(id_priv, RDMA_CM_ROUTE_QUERY,
 			      RDMA_CM_ADDR_RESOLVED);
-	cma_id_put(id_priv);
 	return ret;
 }
 EXPORT_SYMBOL(rdma_resolve_route);

@@ -173,6 +173,8 @@ int cma_sa_resolve_route(struct rdma_id_private *id_priv,
 		return -ENOMEM;
 	INIT_WORK(&q->work, cma_sa_path_work);
 	q->id_priv = id_priv;
+	cma_id_get(id_priv);	/* the query's */
+	/* The answer may destroy the id before the query id is stored. */
 	cma_id_get(id_priv);
 	ret = ib_sa_path_rec_get(&cma_sa_client, id->device, id->port_num,
 				 &rec, mask, timeout_ms, GFP_KERNEL,
@@ -181,10 +183,12 @@ int cma_sa_resolve_route(struct rdma_id_private *id_priv,
 		id_priv->query = NULL;
 		cma_id_put(id_priv);
 		kfree(q);
-		return ret;
+	} else {
+		id_priv->query_id = ret;
+		ret = 0;
 	}
-	id_priv->query_id = ret;
-	return 0;
+	cma_id_put(id_priv);
+	return ret;
 }
 
 /**
