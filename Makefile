@@ -3,7 +3,8 @@
 # Out-of-tree build of rdma_cm.ko, iw_cm.ko and rdma_ucm.ko, plus the
 # project's checks.  `make` builds the modules against KDIR (Debian's
 # 6.1 headers by default); `make check` is the single test command,
-# `make bench` and `make soak` the speed figures and the long runs.
+# `make bench` and `make soak` the speed figures and the long runs,
+# `make profile` instruction counts of one command, stock against ours.
 
 DEB_KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
 	sed -n 's/^linux-headers-\([^ ]*\).*/\1/p')
@@ -21,7 +22,7 @@ PRIV_HDRS := core_priv.h mad_priv.h restrack.h
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) IBPRIV=$(IBPRIV)
 
 .PHONY: all modules clean install sparse checkpatch symvers-check \
-	check run bench soak deps print-kver
+	check run bench soak profile deps print-kver
 
 all: modules
 
@@ -77,6 +78,9 @@ bench:
 
 soak:
 	$(SELFTESTS)/qemu/perf.sh soak
+
+profile:
+	$(SELFTESTS)/qemu/perf.sh profile
 
 print-kver:
 	@echo $(KVER)

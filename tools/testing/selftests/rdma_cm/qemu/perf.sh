@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make bench` and `make soak`: build our modules for the test kernel
-# from the working tree, boot one guest with bench_guest.sh or
-# soak_guest.sh, scan its kernel log as `make check` does, and end with
-# "N passed, N failed".  bench also prints the table of stock, ours and
-# ours/stock (of the finished rounds, from bench_table.sh, if the guest
-# was cut short); it passes whenever every measurement ran (no
-# thresholds).
+# `make bench`, `make soak` and `make profile`: build our modules for
+# the test kernel from the working tree, boot one guest with
+# bench_guest.sh, soak_guest.sh or profile_guest.sh, scan its kernel log
+# as `make check` does, and end with "N passed, N failed".  bench also
+# prints the table of stock, ours and ours/stock (of the finished rounds,
+# from bench_table.sh, if the guest was cut short); it passes whenever
+# every measurement ran (no thresholds).  profile runs the bench kernel
+# under -icount with QEMU's gdb server and prints insn-profile.sh's
+# instruction counts (PROFILE_CMD, PROFILE_SKIP, PROFILE_FUNCS there).
 #
-# usage: perf.sh bench|soak
+# usage: perf.sh bench|soak|profile
 #
 # Environment:
 #   CACHE=DIR        where the test kernels are cached (default
@@ -29,10 +31,12 @@
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
 #                    bench 600 per round (BENCH_ROUNDS), at least 5400;
 #                    soak 21600)
-#   BENCH_NAME=VALUE, SOAK_NAME=VALUE: the job's NAME=VALUE (see
-#                    bench_guest.sh, soak_guest.sh), e.g.
-#                    BENCH_CMTIME_CONNS=100 SOAK_FUZZ_COMMANDS=20000;
-#                    no spaces or commas (SOAK_TRANSPORTS=rxe+siw)
+#   BENCH_NAME=VALUE, SOAK_NAME=VALUE, PROFILE_NAME=VALUE: the job's
+#                    NAME=VALUE (see bench_guest.sh, soak_guest.sh,
+#                    profile_guest.sh), e.g. BENCH_CMTIME_CONNS=100
+#                    SOAK_FUZZ_COMMANDS=20000; no spaces or commas
+#                    (SOAK_TRANSPORTS=rxe+siw); PROFILE_CMD, PROFILE_SKIP
+#                    and PROFILE_FUNCS are insn-profile.sh's, not the job's
 set -uo pipefail
 
 sel=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +50,8 @@ bench)
 	[ "$vm_tmo" -ge 5400 ] || vm_tmo=5400
 	vm_tmo=${PERF_VM_TIMEOUT:-$vm_tmo} variant=${BENCH_KERNEL:-bench} ;;
 soak) vm_tmo=${PERF_VM_TIMEOUT:-21600} variant=debug ;;
-*) echo "usage: perf.sh bench|soak" >&2; exit 2 ;;
+profile) vm_tmo=${PERF_VM_TIMEOUT:-3600} variant=bench ;;
+*) echo "usage: perf.sh bench|soak|profile" >&2; exit 2 ;;
 esac
 
 CACHE=${CACHE:-/var/cache/rdma-cm-test}
@@ -79,7 +84,10 @@ build_ours() { # KDIR DIR
 job_args() {
 	local v prefix=${mode^^}_ list=()
 	for v in $(compgen -v "$prefix"); do
-		case $v in BENCH_KERNEL|BENCH_ICOUNT) continue ;; esac
+		case $v in
+		BENCH_KERNEL|BENCH_ICOUNT) continue ;;
+		PROFILE_CMD|PROFILE_SKIP|PROFILE_FUNCS) continue ;;	# host's
+		esac
 		list+=("${v#"$prefix"}=${!v}")
 	done
 	local IFS=,
@@ -109,11 +117,34 @@ g=$out/guest
 jargs=$(job_args)
 vmflags=()
 [ "${BENCH_ICOUNT:-0}" = 1 ] && [ "$mode" = bench ] && vmflags=(-I)
+if [ "$mode" = profile ]; then
+	port=$((20000 + $$ % 20000))
+	vmflags=(-I -g "$port")
+	rm -rf "$g"
+	mkdir -p "$g"
+	"$sel/qemu/insn-profile.sh" "$g" "$port" "$vm_tmo" > "$out/profile.txt" &
+	tracer=$!
+fi
 echo "$mode: $variant kernel; ours = $PERF_OURS${jargs:+; $jargs}"
 "$sel/qemu/run-vm.sh" -k "$kdir" -o "$g" -j "${mode}_guest.sh" -a "$jargs" \
 	-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo" "${vmflags[@]}"
 vmrc=$?
 phase_end
+if [ "$mode" = profile ]; then
+	# With the guest gone, gdb has returned; a tracer still waiting for
+	# a stack the guest never brought up waits for nothing.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$tracer" 2> /dev/null || break
+		sleep 1
+	done
+	kill "$tracer" 2> /dev/null
+	if wait "$tracer"; then
+		result ok "instruction traces of stock and ours"
+	else
+		result fail "instruction traces of stock and ours" "$out/profile.txt"
+	fi
+	cat "$out/profile.txt"
+fi
 
 phase_start results
 [ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$g/console.log"

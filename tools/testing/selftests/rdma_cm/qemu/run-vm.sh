@@ -4,7 +4,8 @@
 # Boot one test guest and run a job in it.
 #
 # usage: run-vm.sh -k KDIR -o OUTDIR -j JOB [-a ARGS] [-m OURS] [-d OURSDIR]
-#                  [-t TIMEOUT] [-n NETSPEC] [-K | -I] [-b BZIMAGE -i INITRD]
+#                  [-t TIMEOUT] [-n NETSPEC] [-K | -I] [-g PORT]
+#                  [-b BZIMAGE -i INITRD]
 #   -k  test kernel directory (from build-kernel.sh)
 #   -b  boot this kernel image instead (Debian's own: -k none)
 #   -i  initramfs that mounts the 9p root (distro-initramfs.sh)
@@ -21,21 +22,23 @@
 #       the guest's clock advances by one nanosecond per instruction
 #       executed and jumps over idle time; a guest's timings then count
 #       the work done, not how busy the host is (make bench)
+#   -g  QEMU's gdb server on 127.0.0.1:PORT (make profile)
 #
 # The console goes to OUTDIR/console.log; the job's own output and the
 # kernel log land in OUTDIR as well.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../../../../.." && pwd)
-kdir='' out='' job='' args='' ours='' oursdir='' image='' initrd=''
+kdir='' out='' job='' args='' ours='' oursdir='' image='' initrd='' gdb=()
 tmo=2400 net='' accel=tcg smp=2
 # the console of a sane run stays far below this (MiB)
 CONSOLE_MAX_MB=${CONSOLE_MAX_MB:-64}
-while getopts k:o:j:a:m:d:t:n:KIb:i: opt; do
+while getopts k:o:j:a:m:d:t:n:KIg:b:i: opt; do
 	case $opt in
 	k) kdir=$OPTARG ;; o) out=$OPTARG ;; j) job=$OPTARG ;;
 	a) args=$OPTARG ;; m) ours=$OPTARG ;; d) oursdir=$OPTARG ;;
 	t) tmo=$OPTARG ;; n) net=$OPTARG ;; K) accel=kvm ;; I) accel=icount ;;
+	g) gdb=(-gdb "tcp:127.0.0.1:$OPTARG") ;;
 	b) image=$OPTARG ;; i) initrd=$OPTARG ;;
 	*) exit 2 ;;
 	esac
@@ -91,7 +94,7 @@ fi
 
 set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
-	-machine q35 "${cpu[@]}" -smp "$smp" -m 4G \
+	-machine q35 "${cpu[@]}" -smp "$smp" -m 4G "${gdb[@]}" \
 	-nodefaults -nographic -no-reboot \
 	-serial "file:$out/console.log" -monitor none \
 	"${boot[@]}" -append "$append" \
