@@ -545,6 +545,78 @@ out:
 	return ret;
 }
 
+/* Whether a GID of @port is @dgid or on its subnet, as stock's test. */
+static bool cma_port_reaches(struct ib_device *device, u32 port,
+			     const union ib_gid *dgid, union ib_gid *gid)
+{
+	enum ib_port_state state;
+	int i;
+
+	if (ib_get_cached_port_state(device, port, &state))
+		return false;
+	for (i = 0; i < device->port_data[port].immutable.gid_tbl_len; i++) {
+		if (rdma_query_gid(device, port, i, gid))
+			continue;
+		if (!memcmp(gid, dgid, sizeof(*gid)))
+			return true;
+		if (gid->global.subnet_prefix == dgid->global.subnet_prefix &&
+		    state == IB_PORT_ACTIVE)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * cma_dev_acquire_ib - Attach an unattached AF_IB id to a port towards a GID.
+ * @id_priv: an id bound to the AF_IB wildcard, resolving an AF_IB
+ *	destination
+ * @dgid: the destination's GID
+ * @pkey: the destination's P_Key
+ *
+ * Takes the first port with the AF_IB capability (InfiniBand and RoCE,
+ * not iWARP) holding @pkey that has @dgid itself or, if active, a GID on
+ * @dgid's subnet, as stock rdma_cm does; that GID becomes the id's source
+ * GID.  Like a loopback id, the id holds no GID attribute.
+ *
+ * Return: 0, -ENODEV if no port qualifies (none on an iWARP device), or
+ * -EBUSY if the id already has another transport.
+ */
+int cma_dev_acquire_ib(struct rdma_id_private *id_priv,
+		       const union ib_gid *dgid, u16 pkey)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct cma_device *cma_dev;
+	union ib_gid gid;
+	int ret = -ENODEV;
+	u16 index;
+	u32 port;
+
+	mutex_lock(&cma_dev_mutex);
+	list_for_each_entry(cma_dev, &cma_dev_list, list) {
+		struct ib_device *device = cma_dev->device;
+
+		if (!rdma_dev_access_netns(device, cma_id_net(id_priv)))
+			continue;
+		rdma_for_each_port(device, port) {
+			if (!cma_port_served(device, port) ||
+			    !rdma_cap_af_ib(device, port) ||
+			    ib_find_cached_pkey(device, port, pkey, &index) ||
+			    !cma_port_reaches(device, port, dgid, &gid))
+				continue;
+			ret = cma_dev_attach(id_priv, cma_dev, port, NULL);
+			if (ret)
+				goto out;
+			dev_addr->dev_type = ARPHRD_INFINIBAND;
+			rdma_addr_set_sgid(dev_addr, &gid);
+			ib_addr_set_pkey(dev_addr, pkey);
+			goto out;
+		}
+	}
+out:
+	mutex_unlock(&cma_dev_mutex);
+	return ret;
+}
+
 /**
  * cma_dev_release - Detach an id from its device.
  * @id_priv: the id; nothing of it may be in use on the device any more

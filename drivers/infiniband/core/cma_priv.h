@@ -395,6 +395,8 @@ void cma_dev_exit(void);
 void cma_dev_put(struct cma_device *cma_dev);
 int cma_dev_acquire_by_src(struct rdma_id_private *id_priv);
 int cma_dev_acquire_loopback(struct rdma_id_private *id_priv);
+int cma_dev_acquire_ib(struct rdma_id_private *id_priv,
+		       const union ib_gid *dgid, u16 pkey);
 void cma_dev_release(struct rdma_id_private *id_priv);
 struct cma_device *cma_dev_get_by_name(const char *name);
 int cma_dev_acquire_like(struct rdma_id_private *id_priv,

@@ -92,15 +92,25 @@ static int cma_resolve_loopback(struct rdma_id_private *id_priv)
 			       RDMA_CM_EVENT_ADDR_RESOLVED);
 }
 
-/* An AF_IB destination names its GID: nothing to look up. */
+/*
+ * An AF_IB destination names its GID: nothing to look up but, for an id
+ * bound to the wildcard, the port that reaches it.
+ */
 static int cma_resolve_ib_addr(struct rdma_id_private *id_priv)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct sockaddr_ib *dst = (struct sockaddr_ib *)cma_dst_addr(id_priv);
+	struct sockaddr_ib *src = (struct sockaddr_ib *)cma_src_addr(id_priv);
+	int ret;
 
-	/* Finding a port by the destination's subnet is not written yet. */
-	if (!id_priv->cma_dev)
-		return -EOPNOTSUPP;
+	if (!id_priv->cma_dev) {
+		ret = cma_dev_acquire_ib(id_priv, (union ib_gid *)&dst->sib_addr,
+					 ntohs(dst->sib_pkey));
+		if (ret)
+			return ret;
+		rdma_restrack_add(&id_priv->res);
+		rdma_addr_get_sgid(dev_addr, (union ib_gid *)&src->sib_addr);
+	}
 	rdma_addr_set_dgid(dev_addr, (union ib_gid *)&dst->sib_addr);
 	return cma_queue_event(id_priv, RDMA_CM_ADDR_QUERY,
 			       RDMA_CM_ADDR_RESOLVED,
@@ -185,7 +195,8 @@ err_dst:
  *
  * Return: 0 if the resolution was started, or a negative errno: -EINVAL
  * in another state or for a destination of another family than the
- * source, -ENODEV when a loopback destination finds no device, the
+ * source, -ENODEV when a loopback destination finds no device or an
+ * AF_IB destination of an unattached id no port that takes AF_IB, the
  * bind's or ib_core's error otherwise.  After an error the id stays
  * bound if this call bound it.
  */

@@ -27,6 +27,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
@@ -61,6 +62,10 @@ MODULE_PARM_DESC(port, "first port the cases use");
 static bool loopback = true;
 module_param(loopback, bool, 0444);
 MODULE_PARM_DESC(loopback, "resolve 127.0.0.1 too (stock fails it on siw)");
+
+static bool afib;
+module_param(afib, bool, 0444);
+MODULE_PARM_DESC(afib, "an AF_IB GID resolves (RoCE, InfiniBand; not iWARP)");
 
 static bool ud = true;
 module_param(ud, bool, 0444);
@@ -252,6 +257,59 @@ out:
 	return ret;
 }
 
+/*
+ * An AF_IB destination from an unbound id: rdma_cm takes a port with the
+ * AF_IB capability (InfiniBand and RoCE, not iWARP) that has the GID or,
+ * if active, one on its subnet.  fe80::2 is on the subnet of every
+ * port's default GID: ADDR_RESOLVED from such a port, whose GID becomes
+ * the source, or -ENODEV at once and no device.
+ */
+static int kc_resolve_ib(void)
+{
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_pkey = cpu_to_be16(0xffff),
+	};
+	struct sockaddr_ib *src;
+	struct kc_id kc = {};
+	int ret;
+
+	ret = kc_create(&kc);
+	if (ret)
+		return ret;
+	ib_addr_set(&sib.sib_addr, htonl(0xfe800000), 0, 0, htonl(2));
+	ret = rdma_resolve_addr(kc.id, NULL, (struct sockaddr *)&sib, 1000);
+	if (!afib) {
+		ret = kc_expect("resolve of an AF_IB GID", ret, -ENODEV);
+		if (!ret && kc.id->device) {
+			kc_fail("failed AF_IB resolve left a device");
+			ret = -EPROTO;
+		}
+		goto out;
+	}
+	if (ret) {
+		kc_fail("resolve of an AF_IB GID: %d", ret);
+		goto out;
+	}
+	if (!wait_for_completion_timeout(&kc.done, 30 * HZ)) {
+		kc_fail("AF_IB resolve: no event in 30 s");
+		ret = -ETIMEDOUT;
+		goto out;
+	}
+	src = (struct sockaddr_ib *)&kc.id->route.addr.src_addr;
+	if (kc.event != RDMA_CM_EVENT_ADDR_RESOLVED || !kc.id->device ||
+	    src->sib_family != AF_IB ||
+	    src->sib_addr.sib_subnet_prefix != sib.sib_addr.sib_subnet_prefix) {
+		kc_fail("AF_IB resolve: %s (status %d), device %s, source %pI6",
+			rdma_event_msg(kc.event), kc.status,
+			kc.id->device ? "set" : "none", &src->sib_addr);
+		ret = -EPROTO;
+	}
+out:
+	kc_destroy(&kc);
+	return ret;
+}
+
 static int kc_resolve(void)
 {
 	struct kc_id kc = {};
@@ -261,6 +319,8 @@ static int kc_resolve(void)
 	ret = kc_resolve_one(addr, port);
 	if (!ret && loopback)
 		ret = kc_resolve_one("127.0.0.1", port + 1);
+	if (!ret)
+		ret = kc_resolve_ib();
 	if (ret)
 		return ret;
 

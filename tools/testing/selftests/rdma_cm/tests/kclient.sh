@@ -176,9 +176,11 @@ kclient_cases() { # LABEL
 
 	kclient_configfs "$l" || return
 	kclient_case "$l-bind" bind || return
-	# Stock rdma_cm fails a loopback destination on siw with -EINVAL.
+	# Stock rdma_cm fails a loopback destination on siw with -EINVAL; an
+	# iWARP port takes no AF_IB destination.
 	kclient_case "$l-resolve" resolve port=7310 \
-		loopback="$([ "$T" = siw ] && echo 0 || echo 1)" || return
+		loopback="$([ "$T" = siw ] && echo 0 || echo 1)" \
+		afib="$([ "$T" = siw ] && echo 0 || echo 1)" || return
 	kclient_case "$l-route" route port=7330 || return
 	# siw has no UD QPs, and its query_qp leaves the state out.
 	if [ "$T" = siw ]; then
