@@ -62,6 +62,24 @@ static bool cma_port_served(struct ib_device *device, u32 port)
 	return rdma_cap_ib_cm(device, port) || rdma_cap_iw_cm(device, port);
 }
 
+/**
+ * cma_port_serves_net - Whether ids of a namespace may use a device port.
+ * @device: the device
+ * @port: a port of @device
+ * @net: the ids' network namespace
+ *
+ * Return: true if a transport serves @port, @net may use @device, and
+ * the transport takes ids of @net on @port.
+ */
+bool cma_port_serves_net(struct ib_device *device, u32 port, struct net *net)
+{
+	const struct cma_transport_ops *xprt = cma_transport_of(device, port);
+
+	if (!xprt || !rdma_dev_access_netns(device, net))
+		return false;
+	return !xprt->serves_net || xprt->serves_net(device, port, net);
+}
+
 void cma_dev_put(struct cma_device *cma_dev)
 {
 	if (refcount_dec_and_test(&cma_dev->refcount))
@@ -470,8 +488,11 @@ struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
 	return found;
 }
 
-/* The first served port that is up, else the first served port. */
-static struct cma_device *cma_dev_pick_loopback(u32 *port)
+/*
+ * The first port serving @net that is up, else the first port serving
+ * @net: a loopback connection must stay inside the id's namespace.
+ */
+static struct cma_device *cma_dev_pick_loopback(struct net *net, u32 *port)
 {
 	struct cma_device *cma_dev, *first = NULL;
 	enum ib_port_state state;
@@ -479,7 +500,7 @@ static struct cma_device *cma_dev_pick_loopback(u32 *port)
 
 	list_for_each_entry(cma_dev, &cma_dev_list, list) {
 		rdma_for_each_port(cma_dev->device, p) {
-			if (!cma_port_served(cma_dev->device, p))
+			if (!cma_port_serves_net(cma_dev->device, p, net))
 				continue;
 			if (!first) {
 				first = cma_dev;
@@ -501,8 +522,8 @@ static struct cma_device *cma_dev_pick_loopback(u32 *port)
  * @id_priv: an id bound to a wildcard address, resolving a wildcard or
  *	loopback destination
  *
- * Takes the first served port that is active (any served port if none
- * is) and its GID at index 0, as stock rdma_cm does.  The id holds no
+ * Takes the first port serving the id's namespace that is active (any
+ * such port if none is) and its GID at index 0.  The id holds no
  * GID attribute: on RoCE the path's source GID comes from the source
  * address, not from index 0, and an AH built from index 0 with that
  * path's destination is one the provider cannot send (rxe then leaves
@@ -522,7 +543,7 @@ int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 	int ret;
 
 	mutex_lock(&cma_dev_mutex);
-	cma_dev = cma_dev_pick_loopback(&port);
+	cma_dev = cma_dev_pick_loopback(cma_id_net(id_priv), &port);
 	if (!cma_dev) {
 		ret = -ENODEV;
 		goto out;

@@ -3,6 +3,8 @@
  * The id: creation, references, destruction, event delivery, and the
  * per-id settings consumers may change.
  */
+#include <linux/cred.h>
+
 #include "cma_abi.h"
 #include "cma_priv.h"
 #include "cma_trace.h"
@@ -138,6 +140,7 @@ static void cma_id_teardown(struct rdma_id_private *id_priv,
 	    !id_priv->internal_id) {
 		cma_dev_unlisten_any(id_priv);
 		cma_listen_stop(id_priv);
+		put_cred(id_priv->listen_cred);
 	}
 
 	cma_neigh_unwatch(id_priv);

@@ -8,6 +8,7 @@
  * one iw_cm_id, in cm_id.iw; a non-zero return from a callback makes
  * iw_cm destroy that iw_cm_id itself, so the id forgets it first.
  */
+#include <linux/netdevice.h>
 #include <rdma/iw_cm.h>
 
 #include "cma_abi.h"
@@ -273,6 +274,31 @@ static int cma_iw_init_qp_attr(struct rdma_id_private *id_priv,
 	return ret;
 }
 
+/*
+ * An iWARP port's connections are TCP connections on its netdev, which
+ * use the port space and routes of the netdev's namespace: an id of
+ * another namespace would listen on, or connect from, ports that are
+ * not its own.
+ */
+static bool cma_iw_serves_net(struct ib_device *device, u32 port,
+			      const struct net *net)
+{
+	struct net_device *ndev;
+	bool ret;
+
+	if (device->ops.get_netdev) {
+		ndev = device->ops.get_netdev(device, port);
+		ret = ndev && net_eq(dev_net(ndev), net);
+		dev_put(ndev);
+		return ret;
+	}
+	rcu_read_lock();
+	ndev = rcu_dereference(device->port_data[port].netdev);
+	ret = ndev && net_eq(dev_net(ndev), net);
+	rcu_read_unlock();
+	return ret;
+}
+
 const struct cma_transport_ops cma_iw_transport = {
 	.name		= "iw_cm",
 	.resolve_route	= cma_iw_resolve_route,
@@ -283,6 +309,7 @@ const struct cma_transport_ops cma_iw_transport = {
 	.disconnect	= cma_iw_disconnect,
 	.init_qp_attr	= cma_iw_init_qp_attr,
 	.destroy	= cma_iw_destroy,
+	.serves_net	= cma_iw_serves_net,
 };
 
 /**

@@ -9,6 +9,8 @@
  * list (the parent's destruction or the device's removal) destroys it;
  * the consumer never sees it, nor gets events for it.
  */
+#include <linux/cred.h>
+
 #include "cma_abi.h"
 #include "cma_priv.h"
 
@@ -49,9 +51,11 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 {
 	struct ib_device *device = cma_dev->device;
 	struct rdma_id_private *child;
+	const struct cred *old_cred;
 	int ret;
 
-	if (!rdma_dev_access_netns(device, cma_id_net(parent)))
+	if (!cma_port_serves_net(device, rdma_start_port(device),
+				 cma_id_net(parent)))
 		return 0;
 	if (cma_src_addr(parent)->sa_family == AF_IB &&
 	    !rdma_cap_ib_cm(device, rdma_start_port(device)))
@@ -79,7 +83,15 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 		return 0;
 	}
 	rdma_restrack_add(&child->res);
+	/*
+	 * Also when a device arrives later: the transport's listener (a
+	 * socket, for iWARP on the host's TCP) is the listener owner's, with
+	 * its credentials and security checks, not those of whoever added
+	 * the device.
+	 */
+	old_cred = override_creds(parent->listen_cred);
 	ret = cma_listen_start(child, parent->backlog);
+	revert_creds(old_cred);
 	if (ret)
 		goto err;
 	cma_dev_add_listener(parent, child);
@@ -200,9 +212,12 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	if (ret)
 		return ret;
 	id_priv->backlog = backlog;
+	id_priv->listen_cred = get_current_cred();
 	ret = cma_dev_listen_any(id_priv);
 	if (ret) {
 		cma_listen_stop(id_priv);
+		put_cred(id_priv->listen_cred);
+		id_priv->listen_cred = NULL;
 		id_priv->backlog = 0;
 		cma_comp_exch(id_priv, RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND);
 	}

@@ -28,6 +28,7 @@
 struct cma_device;
 struct cma_multicast;
 struct cma_transport_ops;
+struct cred;
 struct ib_cm_id;
 struct ib_sa_multicast;
 struct ib_sa_query;
@@ -161,6 +162,8 @@ struct rdma_id_private {
 	enum rdma_cm_state	step_from;
 	enum rdma_cm_state	step_to;
 	enum rdma_cm_event_type	step_event;
+	/* wildcard listener: whose per-device listeners act for it */
+	const struct cred	*listen_cred;
 };
 
 /*
@@ -305,6 +308,10 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  *	return no transport callback runs or will run for the id.
  * @req_pdata_max: private data bytes the connection request can carry,
  *	before the core's IP header (IB: 92; iWARP: MPA's limit).
+ * @serves_net: whether ids of @net may use @port, beyond what
+ *	rdma_dev_access_netns() allows (iWARP: the port's connections are
+ *	TCP connections of its netdev's namespace, so only ids of that
+ *	namespace may listen or resolve loopback there); NULL: they may.
  *
  * Context: process context, after the core checked and changed the
  * state; they may sleep.  @resolve_route runs without @handler_mutex
@@ -343,6 +350,8 @@ struct cma_transport_ops {
 	void (*leave)(struct rdma_id_private *id_priv,
 		      struct cma_multicast *mc);
 	u8 req_pdata_max;
+	bool (*serves_net)(struct ib_device *device, u32 port,
+			   const struct net *net);
 };
 
 /*
@@ -419,6 +428,7 @@ int cma_dev_default_roce_tos(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
 const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 						 u32 port);
+bool cma_port_serves_net(struct ib_device *device, u32 port, struct net *net);
 
 /* cma_id.c: id lifecycle and event delivery. */
 struct rdma_id_private *cma_id_alloc(struct net *net,

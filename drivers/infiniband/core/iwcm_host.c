@@ -322,7 +322,6 @@ static int iwh_addr_len(const struct sockaddr_storage *ss)
 					   sizeof(struct sockaddr_in);
 }
 
-/* The network namespace of the device's netdev: where its TCP runs. */
 /* The provider's netdev, held, or NULL if it says none. */
 static struct net_device *iwh_netdev(struct ib_device *device)
 {
@@ -330,6 +329,7 @@ static struct net_device *iwh_netdev(struct ib_device *device)
 					NULL;
 }
 
+/* The network namespace of the device's netdev: where its TCP runs. */
 static struct net *iwh_net(struct ib_device *device)
 {
 	struct net_device *ndev = iwh_netdev(device);
@@ -372,13 +372,20 @@ static int iwh_bind_dev(struct ib_device *device, struct socket *sock,
 	return ret;
 }
 
+/*
+ * A socket of the caller's, not the kernel's: the security module
+ * checks and the bind privilege check apply to whoever asked for the
+ * connection or listener (rdma_cm calls with the owner's credentials),
+ * and the socket holds its namespace.  The namespace is the device's:
+ * rdma_cm gives an iWARP device only ids of its netdev's namespace.
+ */
 static int iwh_sock_create(struct ib_device *device, int family,
 			   struct socket **sockp)
 {
 	int ret;
 
-	ret = sock_create_kern(iwh_net(device), family, SOCK_STREAM,
-			       IPPROTO_TCP, sockp);
+	ret = __sock_create(iwh_net(device), family, SOCK_STREAM,
+			    IPPROTO_TCP, sockp, 0);
 	if (ret)
 		return ret;
 	/* MPA frames are small, and RDMA wants them out now. */
