@@ -163,6 +163,17 @@ int iwcm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev)
 	}
 	list_add_tail(&evt->node, &cm->evq);
 	iwcm_schedule(cm);
+	/*
+	 * A passive id's events may wait behind its listener's requests
+	 * (iwcm_park()), while the consumer, in that listener's handler,
+	 * waits for this connection's QP to be destroyed, which a provider
+	 * may finish only once every reference is back: give it back now.
+	 */
+	if (ev->event == IW_CM_EVENT_CLOSE && cm->listener && cm->qp) {
+		refcount_inc(&cm->refcount);
+		if (!queue_work(iwcm_wq, &cm->close_work))
+			refcount_dec(&cm->refcount);	/* the queued one holds one */
+	}
 out:
 	spin_unlock_irqrestore(&cm->lock, flags);
 	if (dup)
@@ -480,6 +491,32 @@ static void iwcm_process(struct iwcm_id_private *cm, struct iw_cm_event *ev)
 	/* The consumer gave the id up: its reference is ours to drop. */
 	if (ret)
 		iwcm_destroy(cm);
+}
+
+/**
+ * iwcm_close_work - Drop a closed passive connection's QP reference.
+ * @work: the id's close_work, queued with a reference on the id
+ *
+ * The provider reported CLOSE: it is done with the QP, and iw_cm no
+ * longer touches it.  CLOSE itself is delivered in order, later.
+ */
+void iwcm_close_work(struct work_struct *work)
+{
+	struct iwcm_id_private *cm =
+		container_of(work, struct iwcm_id_private, close_work);
+	struct iwcm_evt *close =
+		&cm->conn_evt[IW_CM_EVENT_CLOSE - IW_CM_EVENT_CONNECT_REPLY];
+	struct ib_qp *qp = NULL;
+
+	spin_lock_irq(&cm->lock);
+	/* Delivered already: iwcm_process() dropped it with the event. */
+	if (!list_empty(&close->node)) {
+		qp = cm->qp;
+		cm->qp = NULL;
+	}
+	spin_unlock_irq(&cm->lock);
+	iwcm_release_qp(cm, qp);
+	iwcm_put(cm);
 }
 
 /*

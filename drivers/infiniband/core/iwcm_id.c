@@ -140,6 +140,7 @@ struct iwcm_id_private *iwcm_alloc_id(struct ib_device *device,
 	refcount_set(&cm->refcount, 1);
 	INIT_WORK(&cm->event_work, iwcm_event_work);
 	INIT_WORK(&cm->free_work, iwcm_free_work);
+	INIT_WORK(&cm->close_work, iwcm_close_work);
 	for (i = 0; i < IWCM_NR_CONN_EVENTS; i++)
 		INIT_LIST_HEAD(&cm->conn_evt[i].node);
 
@@ -303,6 +304,8 @@ void iwcm_destroy(struct iwcm_id_private *cm)
 	if (reject)
 		dev->ops.iw_reject(&cm->id, NULL, 0);
 	iwcm_release_qp(cm, qp);
+	/* The QP reference is back once destroy returns, whoever took it. */
+	flush_work(&cm->close_work);
 	iwcm_pm_unmap(cm);
 
 	/*

@@ -940,6 +940,55 @@ static void iwcm_reject_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fd->n_accept), 0);
 }
 
+/*
+ * A consumer blocked in its listener's handler until an earlier
+ * connection's QP is destroyed: the connection's CLOSE waits behind that
+ * request, in order, but its QP reference must not, or a provider whose
+ * destroy waits for every reference never returns.
+ */
+static void iwcm_close_behind_request_test(struct kunit *test)
+{
+	struct iwcm_fixture *fx = test->priv;
+	struct fake_dev *fd = fx->fd;
+	struct consumer *c = fx->c;
+	struct iw_cm_id *lid = listen_id(test, 4), *child, *child2;
+	struct iw_cm_conn_param param = { .qpn = 1 };
+	struct completion gate;
+
+	KUNIT_ASSERT_EQ(test, upcall_pdata(lid, IW_CM_EVENT_CONNECT_REQUEST, 0,
+					   0, cookie(10)), 0);
+	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 1));
+	child = c->ev[0].id;
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &param), 0);
+	fake_upcall(child, IW_CM_EVENT_ESTABLISHED, 0);
+	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 2));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].refs), 1);
+
+	/* The listener's handler blocks on the next request... */
+	init_completion(&gate);
+	reinit_completion(&c->entered);
+	c->gate = &gate;
+	KUNIT_ASSERT_EQ(test, upcall_pdata(lid, IW_CM_EVENT_CONNECT_REQUEST, 0,
+					   0, cookie(11)), 0);
+	KUNIT_ASSERT_TRUE(test, wait_done(&c->entered, WAIT_MS));
+	/* ...while the first connection closes: its QP comes back. */
+	fake_upcall(child, IW_CM_EVENT_CLOSE, 0);
+	KUNIT_EXPECT_TRUE(test, wait_cond(!atomic_read(&fd->qp[1].refs)));
+	KUNIT_EXPECT_EQ(test, consumer_count(c), 2);
+
+	c->gate = NULL;
+	complete_all(&gate);
+	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 4));
+	child2 = c->ev[2].id;
+	KUNIT_EXPECT_EQ(test, c->ev[2].event, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_PTR_EQ(test, c->ev[3].id, child);
+	KUNIT_EXPECT_EQ(test, c->ev[3].event, IW_CM_EVENT_CLOSE);
+	fake_release_conn(fd);
+	iw_destroy_cm_id(child2);
+	iw_destroy_cm_id(child);
+	iw_destroy_cm_id(lid);
+}
+
 /* Handler refuses the request: iw_cm rejects it, once. */
 static void iwcm_request_refused_by_handler_test(struct kunit *test)
 {
@@ -1463,6 +1512,7 @@ static struct kunit_case iwcm_fake_cases[] = {
 	KUNIT_CASE(iwcm_accept_in_callback_test),
 	KUNIT_CASE(iwcm_accept_later_test),
 	KUNIT_CASE(iwcm_reject_test),
+	KUNIT_CASE(iwcm_close_behind_request_test),
 	KUNIT_CASE(iwcm_request_refused_by_handler_test),
 	KUNIT_CASE(iwcm_unanswered_child_destroy_test),
 	KUNIT_CASE(iwcm_accept_provider_error_test),

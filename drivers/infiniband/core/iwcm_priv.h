@@ -106,6 +106,7 @@ struct iwcm_id_private {
 	refcount_t refcount;
 	struct work_struct event_work;
 	struct work_struct free_work;
+	struct work_struct close_work;	/* passive id: the QP back at CLOSE */
 
 	struct iwcm_req_pool *pool;	/* listener: CONNECT_REQUEST slots */
 	struct iwcm_id_private *spare;	/* listener: id to reject with */
@@ -156,6 +157,7 @@ void iwcm_id_exit(void);
 /* iwcm_event.c */
 int iwcm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev);
 void iwcm_event_work(struct work_struct *work);
+void iwcm_close_work(struct work_struct *work);
 void iwcm_schedule(struct iwcm_id_private *cm);
 void iwcm_purge_events(struct iwcm_id_private *cm);
 void iwcm_unpark(struct iwcm_id_private *cm);
