@@ -5,9 +5,10 @@
 # differential run against stock, over each of TRANSPORTS.  KTAP output,
 # last line "# rdma_cm selftests: N passed, N failed, N skipped".
 #
-#   T.fuzz          ucma_fuzz, FUZZ_COMMANDS operations from 4 threads on
-#                   4 files (seed FUZZ_SEED); fails unless it gets through
-#                   all of them within FUZZ_SECONDS (scaled)
+#   T.fuzz          ucma_fuzz, FUZZ_COMMANDS operations from 4 threads in
+#                   2 network namespaces on 4 files (seed FUZZ_SEED);
+#                   fails unless it gets through all of them within
+#                   FUZZ_SECONDS (scaled)
 #   T.cmtime        cmtime with CMTIME_RXE connections over rxe, as
 #                   pairs of CMTIME_RXE_PER one at a time; CMTIME_SIW over
 #                   siw, as pairs of 25 (the siw limit, tests/cmtime.sh),
@@ -71,8 +72,8 @@ soak_fuzz() {
 	local n
 	# shellcheck disable=SC2046	# words on purpose
 	run fuzz $((FUZZ_SECONDS + 120)) "$BIN/ucma_fuzz" -s "$FUZZ_SEED" \
-		-n "$FUZZ_COMMANDS" -t 4 -f 4 -a "$ADDR" -T "$(tmo "$FUZZ_SECONDS")" \
-		$(ucma_fuzz_args)
+		-n "$FUZZ_COMMANDS" -t 4 -f 4 -N 2 -a "$ADDR" \
+		-T "$(tmo "$FUZZ_SECONDS")" $(ucma_fuzz_args)
 	ucma_fuzz_ok
 	# -n counts operations; an operation issues one command, a chain of
 	# them, or none (one that answer_own leaves out)

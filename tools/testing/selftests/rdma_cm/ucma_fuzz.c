@@ -12,8 +12,14 @@
  * two files or more, it checks what a command gets for another file's id
  * (-EINVAL) and for a destroyed one (-ENOENT).
  *
+ * With -N, the threads are spread over network namespaces: an id belongs
+ * to the namespace of the thread that created it, so ids of several
+ * namespaces share the files, migrate between them and meet in the port
+ * spaces, listeners and loopback resolution of each namespace.
+ *
  * usage: ucma_fuzz [-s SEED] [-n COMMANDS] [-t THREADS] [-f FILES]
  *                  [-a IPV4] [-T SECONDS] [-l] [-D DEVICE] [-x OP,...]
+ *                  [-N NETNS]
  *   -s  seed of the random sequence (default: from the clock); printed,
  *       so that "-s SEED -t 1" replays a run (up to the timing of the
  *       asynchronous rdma_cm events)
@@ -34,6 +40,9 @@
  *       nothing stock takes and we refuse on purpose (hdr.in below the
  *       command's size, RDMA_PS_IB with a QP type ib_cm has no use for,
  *       MIGRATE_ID with hdr.out below 4)
+ *   -N  network namespaces (default 1): thread i runs in namespace
+ *       i % NETNS, namespace 0 being the fuzzer's own and the others new
+ *       ones with only lo (up)
  *
  * Exit status: 0 when every check held, 1 when one failed, 2 on a usage
  * or setup error.
@@ -54,7 +63,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +82,7 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define MAX_THREADS		64
 #define MAX_FILES		64
+#define MAX_NETNS		8
 #define POOL			64
 #define PORT_BASE		21000
 #define PORTS			8
@@ -112,6 +126,7 @@ static struct {
 	long commands;
 	int threads;
 	int files;
+	int netns;
 	struct in_addr addr;
 	int seconds;
 	bool log;
@@ -123,10 +138,12 @@ static struct {
 	.commands = 100000,
 	.threads = 4,
 	.files = 4,
+	.netns = 1,
 	.dev = "/dev/infiniband/rdma_cm",
 };
 
 static atomic_int fds[MAX_FILES];
+static int netns_fds[MAX_NETNS];	/* [0]: the fuzzer's own, unused */
 static atomic_ullong ids[POOL];	/* (file slot + 1) << 32 | id */
 static atomic_ullong mcs[POOL];
 static atomic_long skipped;
@@ -1041,8 +1058,15 @@ static enum op pick_op(struct thread *t)
 static void *worker(void *arg)
 {
 	struct thread *t = arg;
+	int ns = t->idx % opt.netns;
 
 	t->tid = syscall(SYS_gettid);
+	/* A namespace is per thread: CREATE_ID takes the caller's. */
+	if (ns && setns(netns_fds[ns], CLONE_NEWNET)) {
+		failure("thread %d: setns: %s", t->idx, strerror(errno));
+		atomic_fetch_sub(&running, 1);
+		return NULL;
+	}
 	while (!atomic_load(&stop)) {
 		enum op op;
 
@@ -1215,8 +1239,37 @@ static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: ucma_fuzz [-s SEED] [-n COMMANDS] [-t THREADS] [-f FILES]\n"
-		"                 [-a IPV4] [-T SECONDS] [-l] [-D DEVICE] [-x OP,...]\n");
+		"                 [-a IPV4] [-T SECONDS] [-l] [-D DEVICE] [-x OP,...]\n"
+		"                 [-N NETNS]\n");
 	exit(2);
+}
+
+/* A new network namespace with lo up, as a descriptor; -1 on failure. */
+static int new_netns(void)
+{
+	int self = open("/proc/thread-self/ns/net", O_RDONLY), fd = -1, s;
+	struct ifreq ifr = { .ifr_name = "lo" };
+
+	if (self < 0)
+		return -1;
+	if (unshare(CLONE_NEWNET)) {
+		close(self);
+		return -1;
+	}
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s >= 0 && !ioctl(s, SIOCGIFFLAGS, &ifr)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (!ioctl(s, SIOCSIFFLAGS, &ifr))
+			fd = open("/proc/thread-self/ns/net", O_RDONLY);
+	}
+	if (s >= 0)
+		close(s);
+	if (setns(self, CLONE_NEWNET)) {
+		perror("ucma_fuzz: setns back");
+		exit(2);
+	}
+	close(self);
+	return fd;
 }
 
 int main(int argc, char **argv)
@@ -1228,7 +1281,7 @@ int main(int argc, char **argv)
 	int c, i;
 
 	opt.seed = (__u64)time(NULL) ^ ((__u64)getpid() << 32);
-	while ((c = getopt(argc, argv, "s:n:t:f:a:T:lD:x:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:t:f:a:T:lD:x:N:")) != -1) {
 		switch (c) {
 		case 's':
 			opt.seed = strtoull(optarg, NULL, 0);
@@ -1258,15 +1311,27 @@ int main(int argc, char **argv)
 			if (exclude(optarg))
 				print_usage();
 			break;
+		case 'N':
+			opt.netns = atoi(optarg);
+			break;
 		default:
 			print_usage();
 		}
 	}
 	if (opt.threads < 1 || opt.threads > MAX_THREADS ||
 	    opt.files < 1 || opt.files > MAX_FILES || opt.commands < 0 ||
+	    opt.netns < 1 || opt.netns > MAX_NETNS ||
 	    inet_pton(AF_INET, addr, &opt.addr) != 1)
 		print_usage();
 
+	for (i = 1; i < opt.netns; i++) {
+		netns_fds[i] = new_netns();
+		if (netns_fds[i] < 0) {
+			fprintf(stderr, "ucma_fuzz: new network namespace: %s\n",
+				strerror(errno));
+			return 2;
+		}
+	}
 	for (i = 0; i < NR_OPS; i++)
 		op_total += op_weight[i];
 	sigaction(SIGUSR1, &sa, NULL);
@@ -1294,9 +1359,9 @@ int main(int argc, char **argv)
 					    atomic_load(&fds[1])))
 		return 1;
 
-	printf("ucma_fuzz: seed %llu, %ld commands, %d threads, %d files, address %s\n",
+	printf("ucma_fuzz: seed %llu, %ld commands, %d threads, %d files, %d netns, address %s\n",
 	       (unsigned long long)opt.seed, opt.commands, opt.threads,
-	       opt.files, addr);
+	       opt.files, opt.netns, addr);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t_start);
 	for (i = 0; i < opt.threads; i++) {

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# ucma_fuzz: random and malformed rdma_cm commands from 4 threads on 4
-# files (MIGRATE_ID between them, close() under use) over the transport's
+# ucma_fuzz: random and malformed rdma_cm commands from 4 threads in two
+# network namespaces on 4 files (MIGRATE_ID between them, so ids of both
+# namespaces share files; close() under use) over the transport's
 # device.  Pass: the fuzzer ends by itself with exit code 0 and "0 check
 # failures"; the kernel log is checked for KASAN/lockdep/WARN/kmemleak by
 # the harness as for every test.  The differential run against stock is
@@ -57,7 +58,7 @@ test_ucma_fuzz() {
 	# the fuzzer stops by itself after -T seconds or a stuck command
 	# shellcheck disable=SC2046	# words on purpose
 	run fuzz 150 "$T_DIR/ucma_fuzz" -s "$UCMA_FUZZ_SEED" \
-		-n "${RDMACM_FUZZ_COMMANDS:-20000}" -t 4 -f 4 -a "$ADDR" \
+		-n "${RDMACM_FUZZ_COMMANDS:-20000}" -t 4 -f 4 -N 2 -a "$ADDR" \
 		-T "$(tmo 100)" $(ucma_fuzz_args)
 	ucma_fuzz_ok
 }
