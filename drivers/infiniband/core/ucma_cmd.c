@@ -525,8 +525,18 @@ static int ucma_cmd_listen(struct ucma_file *file, void *in, u32 in_len,
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	backlog = ucma_listen_backlog(cmd->backlog, ucma_max_backlog());
-	atomic_set(&ctx->backlog, backlog);
+	/*
+	 * Set before the call: a request may come before it returns.  Once
+	 * the id listens, the count is the listener's free slots, which a
+	 * further LISTEN (rdma_cm refuses it: the id is not ADDR_BOUND any
+	 * more) must leave alone, or unreported requests would be counted
+	 * twice.
+	 */
+	if (!ctx->listening)
+		atomic_set(&ctx->backlog, backlog);
 	ret = rdma_listen(ctx->cm_id, backlog);
+	if (!ret)
+		ctx->listening = true;
 	ucma_ctx_unlock(ctx);
 	return ret;
 }

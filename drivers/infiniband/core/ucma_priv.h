@@ -90,6 +90,8 @@ struct ucma_ctx {
 	u32			events_reported;
 	/* connection requests a listener may still queue */
 	atomic_t		backlog;
+	/* LISTEN succeeded once: backlog counts from then on (ctx->lock) */
+	bool			listening;
 	struct list_head	node;		/* file->ctxs: file->lock */
 	struct list_head	mcs;		/* ucma_mc.node: ctx->lock */
 	struct work_struct	close_work;

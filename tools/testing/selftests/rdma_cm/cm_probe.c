@@ -28,6 +28,13 @@
  *          bind N RC ids (at most 16) to ADDR with port 0, one after
  *          the other, all kept; print each bind's result and, after a
  *          success, "port P", the ephemeral port it got
+ *        cm_probe -s ADDR -p PORT -B
+ *          listen on PORT with backlog 1, connect to ADDR:PORT from a
+ *          second channel and, with the request unreported, LISTEN
+ *          again ("rdma_listen again: ..."); connect a second time and
+ *          print what that connection got within 5 s ("second connect:
+ *          EVENT" or "second connect: no answer"), then "requests
+ *          queued: N", the requests the listener held
  *
  * Each event is one line:
  *   event NAME status N pdata_len L pdata "TEXT"
@@ -40,6 +47,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,17 +72,44 @@ static void print_event(const struct rdma_cm_event *ev)
 	fflush(stdout);
 }
 
-/* The next event, on any id; NULL (printed) on an error. */
-static struct rdma_cm_event *next_event(void)
+/* The next event of channel @ch, on any id; NULL (printed) on an error. */
+static struct rdma_cm_event *next_event_on(struct rdma_event_channel *ch)
 {
 	struct rdma_cm_event *ev;
 
-	if (rdma_get_cm_event(chan, &ev)) {
+	if (rdma_get_cm_event(ch, &ev)) {
 		printf("error: rdma_get_cm_event: %s\n", strerror(errno));
 		return NULL;
 	}
 	print_event(ev);
 	return ev;
+}
+
+static struct rdma_cm_event *next_event(void)
+{
+	return next_event_on(chan);
+}
+
+/* Wait up to @ms for an event on @ch, without taking it. */
+static bool wait_event_on(struct rdma_event_channel *ch, int ms)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/* Wait for @want on the next event of @ch; false if another one came. */
+static bool expect_event_on(struct rdma_event_channel *ch,
+			    enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev = next_event_on(ch);
+	bool ok;
+
+	if (!ev)
+		return false;
+	ok = ev->event == want;
+	rdma_ack_cm_event(ev);
+	return ok;
 }
 
 /* Wait for @want on the next event; false if another one came. */
@@ -102,20 +137,25 @@ static bool new_id(enum rdma_port_space ps, struct rdma_cm_id **id)
 
 static struct rdma_cm_id *listener;
 
-static int listen_on(const char *port)
+static int listen_backlog(const char *port, int backlog)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(atoi(port)) };
 
 	if (rdma_create_id(chan, &listener, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(listener, (struct sockaddr *)&sin) ||
-	    rdma_listen(listener, 4)) {
+	    rdma_listen(listener, backlog)) {
 		printf("error: listen: %s\n", strerror(errno));
 		return 1;
 	}
 	printf("listening on port %s\n", port);
 	fflush(stdout);
 	return 0;
+}
+
+static int listen_on(const char *port)
+{
+	return listen_backlog(port, 4);
 }
 
 static long now_ms(void)
@@ -389,6 +429,124 @@ static int run_ephemeral(const char *addr, int n)
 	return ret;
 }
 
+/*
+ * A new RC id of channel @ch connecting to @ai, with a QP of its own (iWARP
+ * needs one); false (printed) if it did not get as far as the request.
+ */
+static bool connect_on(struct rdma_event_channel *ch, struct addrinfo *ai,
+		       struct rdma_cm_id **id)
+{
+	struct rdma_conn_param param = { .retry_count = 1,
+					 .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct ibv_qp_init_attr qpa = { .qp_type = IBV_QPT_RC,
+					.cap = { .max_send_wr = 1,
+						 .max_recv_wr = 1,
+						 .max_send_sge = 1,
+						 .max_recv_sge = 1 } };
+
+	if (rdma_create_id(ch, id, NULL, RDMA_PS_TCP)) {
+		printf("error: rdma_create_id: %s\n", strerror(errno));
+		return false;
+	}
+	if (!outcome("rdma_resolve_addr",
+		     rdma_resolve_addr(*id, NULL, ai->ai_addr, 2000)) ||
+	    !expect_event_on(ch, RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    !outcome("rdma_resolve_route", rdma_resolve_route(*id, 2000)) ||
+	    !expect_event_on(ch, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return false;
+	if (rdma_create_qp(*id, NULL, &qpa)) {
+		printf("error: rdma_create_qp: %s\n", strerror(errno));
+		return false;
+	}
+	return outcome("rdma_connect", rdma_connect(*id, &param));
+}
+
+/* Destroy an active id of connect_on() and its QP. */
+static void destroy_active(struct rdma_cm_id *id)
+{
+	if (!id)
+		return;
+	if (id->qp)
+		rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+}
+
+/*
+ * Reject and count the connection requests the listener holds, with
+ * nothing more coming after @ms.
+ */
+static int drain_requests(int ms)
+{
+	struct rdma_cm_event *ev;
+	int n = 0;
+
+	while (wait_event_on(chan, ms)) {
+		ev = next_event();
+		if (!ev)
+			break;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			n++;
+			rdma_reject(ev->id, NULL, 0);
+			rdma_destroy_id(ev->id);
+		}
+		rdma_ack_cm_event(ev);
+	}
+	return n;
+}
+
+/*
+ * -B: a LISTEN on an id that listens fails, and must leave the count of
+ * the listener's free backlog slots alone: with its one slot taken by an
+ * unreported request, a second request is refused.
+ */
+static int run_listen_again(const char *addr, const char *port)
+{
+	struct rdma_cm_id *c1 = NULL, *c2 = NULL;
+	struct rdma_event_channel *cch;
+	struct rdma_cm_event *ev;
+	struct addrinfo *ai;
+	int ret = 1;
+
+	if (get_addr_port(addr, port, &ai))
+		return 1;
+	if (listen_backlog(port, 1))
+		goto out_ai;
+	cch = rdma_create_event_channel();
+	if (!cch) {
+		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
+		goto out_listener;
+	}
+	if (!connect_on(cch, ai, &c1))
+		goto out;
+	if (!wait_event_on(chan, 10000)) {
+		printf("error: no connect request\n");
+		goto out;
+	}
+	outcome("rdma_listen again", rdma_listen(listener, 1));
+	if (!connect_on(cch, ai, &c2))
+		goto out;
+	ev = wait_event_on(cch, 5000) ? next_event_on(cch) : NULL;
+	if (ev) {
+		printf("second connect: %s\n", rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+	} else {
+		printf("second connect: no answer\n");
+	}
+	printf("requests queued: %d\n", drain_requests(1000));
+	fflush(stdout);
+	ret = 0;
+out:
+	destroy_active(c2);
+	destroy_active(c1);
+	rdma_destroy_event_channel(cch);
+out_listener:
+	rdma_destroy_id(listener);
+out_ai:
+	freeaddrinfo(ai);
+	return ret;
+}
+
 static int run_server(const char *port, const char *data)
 {
 	struct rdma_cm_event *ev;
@@ -417,10 +575,10 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
 	const char *maddr = NULL;
-	bool listen = false, stale = false, bad;
+	bool listen = false, stale = false, again = false, bad;
 	int tmo = 2000, nbind = 0, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:B")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -447,6 +605,9 @@ int main(int argc, char **argv)
 		case 'L':
 			stale = true;
 			break;
+		case 'B':
+			again = true;
+			break;
 		case 'E':
 			nbind = atoi(optarg);
 			if (nbind < 1 || nbind > 16)
@@ -461,8 +622,9 @@ int main(int argc, char **argv)
 		      maddr;
 	else if (maddr)
 		bad = !addr || port || listen || answer || data || stale;
-	else if (stale)
-		bad = !addr || !port || listen || answer || data;
+	else if (stale || again)
+		bad = !addr || !port || listen || answer || data ||
+		      (stale && again);
 	else
 		bad = !port || listen == !!addr || (answer && listen) ||
 		      (answer && strcmp(answer, "accept") &&
@@ -473,7 +635,8 @@ int main(int argc, char **argv)
 			"       cm_probe -s ADDR -p PORT -A accept|reject\n"
 			"       cm_probe -s ADDR -p PORT -L\n"
 			"       cm_probe -s ADDR -J MADDR\n"
-			"       cm_probe -s ADDR -E N\n");
+			"       cm_probe -s ADDR -E N\n"
+			"       cm_probe -s ADDR -p PORT -B\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -487,6 +650,8 @@ int main(int argc, char **argv)
 		ret = run_join(addr, maddr);
 	else if (stale)
 		ret = run_stale(addr, port);
+	else if (again)
+		ret = run_listen_again(addr, port);
 	else if (listen)
 		ret = run_server(port, data);
 	else

@@ -44,6 +44,17 @@
 #                   host path) could get one port and later connect to
 #                   one peer from it, and the second connect failed
 #                   with EADDRNOTAVAIL.
+#   listen_again    a listener of backlog 1 holds one unreported request;
+#                   a second LISTEN on it fails (EINVAL: rdma_cm takes
+#                   LISTEN only on a bound id) and must leave the count
+#                   of free backlog slots alone, so a second connection is
+#                   refused at once (RoCE: REJECTED; iWARP: REJECTED or
+#                   CONNECT_ERROR) and the listener holds one request.
+#                   Stock rdma_ucm, and ours before the fix, reset the
+#                   count to the new backlog before the call: the second
+#                   request was queued too, and each LISTEN on the
+#                   listener let it hold one more.  Ours only: skips on
+#                   stock rdma_ucm.
 #
 # Stock (rxe and siw): as above.  On siw the destroy takes 10 s there:
 # stock iw_cm waits in the destroy of a connecting id until the provider
@@ -184,4 +195,18 @@ test_ephemeral_port() {
 	*) fail "the ids got ports '${ports[*]}', not 40000 and 40001" ;;
 	esac
 	failed || label "ports ${ports[*]}, then EADDRNOTAVAIL"
+}
+
+test_listen_again() {
+	if [ "$(mod_origin rdma_ucm)" != ours ]; then
+		skip "stock rdma_ucm resets the backlog count on a failed LISTEN"
+		return
+	fi
+	cm_probe_build || return
+	run again 60 "$T_DIR/cm_probe" -s "$ADDR" -p 7336 -B
+	expect_rc again 0
+	expect_out again '^rdma_listen again: -22 '
+	expect_out again '^second connect: RDMA_CM_EVENT_(REJECTED|CONNECT_ERROR)$'
+	expect_out again '^requests queued: 1$'
+	failed || label "EINVAL; the second request refused"
 }
