@@ -646,67 +646,86 @@ static int ucma_cmd_get_event(struct ucma_file *file, void *in, u32 in_len,
 	return ucma_get_event(file, u64_to_user_ptr(cmd->response), out_len);
 }
 
-static int ucma_set_id_option(struct ucma_ctx *ctx, u32 optname,
-			      const void __user *optval, u32 optlen)
+/*
+ * SET_OPTION reads its value before it looks the id up: a reference on
+ * the id holds off the close that DEVICE_REMOVAL starts, and a read of
+ * user memory may wait on a page fault for as long as user space likes
+ * (userfaultfd), so the device could not go meanwhile.
+ */
+static int ucma_get_id_option(u32 optname, const void __user *optval,
+			      u32 optlen, int *value)
 {
 	int len = ucma_id_option_len(optname);
-	int value = 0;
-	u8 byte = 0;
+	u8 byte;
 
 	if (len < 0)
 		return len;
 	if (optlen != len)
 		return -EINVAL;
-	if (copy_from_user(len == sizeof(u8) ? (void *)&byte : (void *)&value,
-			   optval, len))
-		return -EFAULT;
+	if (len == sizeof(u8)) {
+		if (copy_from_user(&byte, optval, sizeof(byte)))
+			return -EFAULT;
+		*value = byte;
+		return 0;
+	}
+	return copy_from_user(value, optval, sizeof(*value)) ? -EFAULT : 0;
+}
 
+static int ucma_set_id_option(struct ucma_ctx *ctx, u32 optname, int value)
+{
 	switch (optname) {
 	case RDMA_OPTION_ID_TOS:
-		rdma_set_service_type(ctx->cm_id, byte);
+		rdma_set_service_type(ctx->cm_id, value);
 		return 0;
 	case RDMA_OPTION_ID_REUSEADDR:
 		return rdma_set_reuseaddr(ctx->cm_id, value ? 1 : 0);
 	case RDMA_OPTION_ID_AFONLY:
 		return rdma_set_afonly(ctx->cm_id, value ? 1 : 0);
 	default: /* RDMA_OPTION_ID_ACK_TIMEOUT */
-		return rdma_set_ack_timeout(ctx->cm_id, byte);
+		return rdma_set_ack_timeout(ctx->cm_id, value);
 	}
 }
 
 /*
  * RDMA_OPTION_IB_PATH: an array of path records, of which the primary
- * bidirectional one becomes the id's route, as if route resolution had
- * completed (the ROUTE_RESOLVED event is ours to report).  The records
- * are read one at a time: no allocation sized by user space.
+ * bidirectional one becomes the id's route.  The records are read one at
+ * a time (no allocation sized by user space), before the id is looked up.
  */
-static int ucma_set_ib_path(struct ucma_ctx *ctx, const void __user *optval,
-			    u32 optlen)
+static int ucma_get_ib_path(const void __user *optval, u32 optlen,
+			    struct ib_path_rec_data *data)
 {
-	struct ib_path_rec_data data;
-	struct sa_path_rec rec, opa;
-	struct rdma_cm_event event;
 	u32 off;
-	int ret;
 
-	if (optlen % sizeof(data))
+	if (optlen % sizeof(*data))
 		return -EINVAL;
-	for (off = 0; off < optlen; off += sizeof(data)) {
-		if (copy_from_user(&data, optval + off, sizeof(data)))
+	for (off = 0; off < optlen; off += sizeof(*data)) {
+		if (copy_from_user(data, optval + off, sizeof(*data)))
 			return -EFAULT;
-		if (ucma_path_is_primary(&data))
-			break;
-		/* up to UCMA_OPTLEN_MAX / 72 records under the id's lock */
+		if (ucma_path_is_primary(data))
+			return 0;
+		/* up to UCMA_OPTLEN_MAX / 72 records */
 		cond_resched();
 	}
-	if (off >= optlen)
-		return -EINVAL;
+	return -EINVAL;
+}
+
+/*
+ * Make @data the id's route, as if route resolution had completed: the
+ * ROUTE_RESOLVED event is ours to report.
+ */
+static int ucma_set_ib_path(struct ucma_ctx *ctx,
+			    struct ib_path_rec_data *data)
+{
+	struct sa_path_rec rec, opa;
+	struct rdma_cm_event event;
+	int ret;
+
 	if (!ctx->cm_id->device)
 		return -EINVAL;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.rec_type = SA_PATH_REC_TYPE_IB;
-	ib_sa_unpack_path(data.path_rec, &rec);
+	ib_sa_unpack_path(data->path_rec, &rec);
 	if (rdma_cap_opa_ah(ctx->cm_id->device, ctx->cm_id->port_num)) {
 		sa_convert_path_ib_to_opa(&opa, &rec);
 		ret = rdma_set_ib_path(ctx->cm_id, &opa);
@@ -729,22 +748,22 @@ static int ucma_cmd_set_option(struct ucma_file *file, void *in, u32 in_len,
 {
 	struct rdma_ucm_set_option *cmd = in;
 	const void __user *optval = u64_to_user_ptr(cmd->optval);
+	struct ib_path_rec_data path;
 	struct ucma_ctx *ctx;
+	int value = 0;
 	int ret;
 
 	if (cmd->optlen > UCMA_OPTLEN_MAX)
 		return -EINVAL;
 
-	ctx = ucma_ctx_lock(file, cmd->id);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
 	switch (cmd->level) {
 	case RDMA_OPTION_ID:
-		ret = ucma_set_id_option(ctx, cmd->optname, optval, cmd->optlen);
+		ret = ucma_get_id_option(cmd->optname, optval, cmd->optlen,
+					 &value);
 		break;
 	case RDMA_OPTION_IB:
 		if (cmd->optname == RDMA_OPTION_IB_PATH)
-			ret = ucma_set_ib_path(ctx, optval, cmd->optlen);
+			ret = ucma_get_ib_path(optval, cmd->optlen, &path);
 		else
 			ret = UCMA_ENOTIMPL;
 		break;
@@ -752,6 +771,16 @@ static int ucma_cmd_set_option(struct ucma_file *file, void *in, u32 in_len,
 		ret = UCMA_ENOTIMPL;
 		break;
 	}
+	if (ret)
+		return ret;
+
+	ctx = ucma_ctx_lock(file, cmd->id);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	if (cmd->level == RDMA_OPTION_ID)
+		ret = ucma_set_id_option(ctx, cmd->optname, value);
+	else
+		ret = ucma_set_ib_path(ctx, &path);
 	ucma_ctx_unlock(ctx);
 	return ret;
 }

@@ -32,6 +32,13 @@ static bool ucma_mc_joined(struct ucma_ctx *ctx, const struct sockaddr *addr,
 	return false;
 }
 
+/*
+ * The join's number goes to user space before the id is looked up: a
+ * reference on the id holds off the close that DEVICE_REMOVAL starts,
+ * and a write to user memory may wait on a page fault for as long as user
+ * space likes (userfaultfd).  If the join then fails, the number written
+ * is void (librdmacm reads the answer only on success).
+ */
 static int ucma_join(struct ucma_file *file, u64 response, u64 uid, u32 id,
 		     const struct sockaddr *addr, u16 addr_size,
 		     u16 join_flags, u32 out_len)
@@ -50,30 +57,36 @@ static int ucma_join(struct ucma_file *file, u64 response, u64 uid, u32 id,
 	if (ret)
 		return ret;
 
-	ctx = ucma_ctx_get(file, id);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
-	if (!mc) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	mc->ctx = ctx;
+	if (!mc)
+		return -ENOMEM;
 	mc->uid = uid;
 	mc->join_state = join_state;
 	memcpy(&mc->addr, addr, addr_size);
+	ret = xa_alloc(&ucma_mc_xa, &mc->id, NULL, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto out_free;
+
+	resp.id = mc->id;
+	if (copy_to_user(u64_to_user_ptr(response), &resp, sizeof(resp))) {
+		ret = -EFAULT;
+		goto out_erase;
+	}
+
+	ctx = ucma_ctx_get(file, id);
+	if (IS_ERR(ctx)) {
+		ret = PTR_ERR(ctx);
+		goto out_erase;
+	}
+	mc->ctx = ctx;
 
 	mutex_lock(&ctx->lock);
 	ret = ctx->cm_id->device ? 0 : -EINVAL;
 	if (!ret && ucma_mc_joined(ctx, addr, addr_size))
 		ret = -EADDRINUSE;
-	if (!ret)
-		ret = xa_alloc(&ucma_mc_xa, &mc->id, NULL, xa_limit_32b,
-			       GFP_KERNEL);
 	if (ret) {
 		mutex_unlock(&ctx->lock);
-		goto out_free;
+		goto out_put;
 	}
 	list_add_tail(&mc->node, &ctx->mcs);
 	ret = rdma_join_multicast(ctx->cm_id, (struct sockaddr *)&mc->addr,
@@ -81,33 +94,21 @@ static int ucma_join(struct ucma_file *file, u64 response, u64 uid, u32 id,
 	if (ret) {
 		list_del(&mc->node);
 		mutex_unlock(&ctx->lock);
-		goto out_erase;
+		goto out_put;
 	}
 	mutex_unlock(&ctx->lock);
-
-	resp.id = mc->id;
-	if (copy_to_user(u64_to_user_ptr(response), &resp, sizeof(resp))) {
-		/* user space never learnt the number: undo the join */
-		mutex_lock(&ctx->lock);
-		rdma_leave_multicast(ctx->cm_id, (struct sockaddr *)&mc->addr);
-		list_del(&mc->node);
-		mutex_unlock(&ctx->lock);
-		ucma_file_drop_mc(ctx, mc);
-		ret = -EFAULT;
-		goto out_erase;
-	}
 
 	/* the slot exists: replacing its reservation allocates nothing */
 	WARN_ON_ONCE(xa_is_err(xa_store(&ucma_mc_xa, mc->id, mc, 0)));
 	ucma_ctx_put(ctx);
 	return 0;
 
+out_put:
+	ucma_ctx_put(ctx);
 out_erase:
 	xa_erase(&ucma_mc_xa, mc->id);
 out_free:
 	kfree(mc);
-out_put:
-	ucma_ctx_put(ctx);
 	return ret;
 }
 

@@ -28,6 +28,10 @@
  *          bind N RC ids (at most 16) to ADDR with port 0, one after
  *          the other, all kept; print each bind's result and, after a
  *          success, "port P", the ephemeral port it got
+ *        cm_probe -F
+ *          write SET_OPTION (TOS) and JOIN_IP_MCAST for an id number
+ *          nobody has, with a bad value or answer pointer, and print
+ *          what each returned ("set_option: -ERRNO (TEXT)", "join: ...")
  *        cm_probe -s ADDR -p PORT -B
  *          listen on PORT with backlog 1, connect to ADDR:PORT from a
  *          second channel and, with the request unreported, LISTEN
@@ -56,6 +60,7 @@
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_cma_abi.h>
 
 static struct rdma_event_channel *chan;
 
@@ -547,6 +552,47 @@ out_ai:
 	return ret;
 }
 
+/*
+ * Write raw command @cmd, @len bytes with its header, to the channel;
+ * 0 or -errno.
+ */
+static int raw_cmd(void *cmd, size_t len, __u32 op, __u16 out)
+{
+	struct ucma_abi_cmd_hdr *hdr = cmd;
+
+	hdr->cmd = op;
+	hdr->in = len - sizeof(*hdr);
+	hdr->out = out;
+	return write(chan->fd, cmd, len) == (ssize_t)len ? 0 : -errno;
+}
+
+/*
+ * -F: SET_OPTION and the joins touch user memory before they look the
+ * id up, as device removal waits for a command holding an id, and a
+ * page fault on user memory may take as long as user space likes.  With
+ * an unknown id and a bad pointer the copy's EFAULT comes first.
+ */
+static int run_copy_first(void)
+{
+	struct ucma_abi_set_option opt = { .optval = 8, .id = ~0U,
+					   .level = RDMA_OPTION_ID,
+					   .optname = RDMA_OPTION_ID_TOS,
+					   .optlen = 1 };
+	struct ucma_abi_join_ip_mcast join = { .response = 8, .id = ~0U };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&join.addr;
+	int ret;
+
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(0xef010103);	/* 239.1.1.3 */
+	ret = raw_cmd(&opt, sizeof(opt), UCMA_CMD_SET_OPTION, 0);
+	printf("set_option: %d (%s)\n", ret, strerror(-ret));
+	ret = raw_cmd(&join, sizeof(join), UCMA_CMD_JOIN_IP_MCAST,
+		      sizeof(struct ucma_abi_create_id_resp));
+	printf("join: %d (%s)\n", ret, strerror(-ret));
+	fflush(stdout);
+	return 0;
+}
+
 static int run_server(const char *port, const char *data)
 {
 	struct rdma_cm_event *ev;
@@ -575,10 +621,11 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
 	const char *maddr = NULL;
-	bool listen = false, stale = false, again = false, bad;
+	bool listen = false, stale = false, again = false, copy = false;
+	bool bad;
 	int tmo = 2000, nbind = 0, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:B")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BF")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -608,6 +655,9 @@ int main(int argc, char **argv)
 		case 'B':
 			again = true;
 			break;
+		case 'F':
+			copy = true;
+			break;
 		case 'E':
 			nbind = atoi(optarg);
 			if (nbind < 1 || nbind > 16)
@@ -617,7 +667,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (nbind)
+	if (copy)
+		bad = argc != 2;
+	else if (nbind)
 		bad = !addr || port || listen || answer || data || stale ||
 		      maddr;
 	else if (maddr)
@@ -636,6 +688,7 @@ int main(int argc, char **argv)
 			"       cm_probe -s ADDR -p PORT -L\n"
 			"       cm_probe -s ADDR -J MADDR\n"
 			"       cm_probe -s ADDR -E N\n"
+			"       cm_probe -F\n"
 			"       cm_probe -s ADDR -p PORT -B\n");
 		return 2;
 	}
@@ -644,7 +697,9 @@ int main(int argc, char **argv)
 		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
 		return 1;
 	}
-	if (nbind)
+	if (copy)
+		ret = run_copy_first();
+	else if (nbind)
 		ret = run_ephemeral(addr, nbind);
 	else if (maddr)
 		ret = run_join(addr, maddr);

@@ -55,6 +55,14 @@
 #                   request was queued too, and each LISTEN on the
 #                   listener let it hold one more.  Ours only: skips on
 #                   stock rdma_ucm.
+#   copy_first      SET_OPTION and JOIN_IP_MCAST read or write user memory
+#                   before they look the id up: a command holding an id
+#                   holds off its close after DEVICE_REMOVAL, so a page
+#                   fault that user space stalls (userfaultfd) held off
+#                   the removal of the device.  With an id number nobody
+#                   has and a bad pointer both fail with EFAULT; stock
+#                   rdma_ucm, and ours before the fix, looked the id up
+#                   first (ENOENT).  Ours only: skips on stock rdma_ucm.
 #
 # Stock (rxe and siw): as above.  On siw the destroy takes 10 s there:
 # stock iw_cm waits in the destroy of a connecting id until the provider
@@ -209,4 +217,17 @@ test_listen_again() {
 	expect_out again '^second connect: RDMA_CM_EVENT_(REJECTED|CONNECT_ERROR)$'
 	expect_out again '^requests queued: 1$'
 	failed || label "EINVAL; the second request refused"
+}
+
+test_copy_first() {
+	if [ "$(mod_origin rdma_ucm)" != ours ]; then
+		skip "stock rdma_ucm copies with the id held (ENOENT first)"
+		return
+	fi
+	cm_probe_build || return
+	run copy 60 "$T_DIR/cm_probe" -F
+	expect_rc copy 0
+	expect_out copy '^set_option: -14 '
+	expect_out copy '^join: -14 '
+	failed || label "EFAULT before the id lookup"
 }
