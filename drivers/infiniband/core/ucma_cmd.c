@@ -91,6 +91,7 @@ static int ucma_cmd_create_id(struct ucma_file *file, void *in, u32 in_len,
 	if (!ctx)
 		return -ENOMEM;
 	ctx->uid = cmd->uid;
+	ucma_ctx_charge_current(ctx);
 
 	cm_id = rdma_create_user_id(ucma_event_handler, ctx, cmd->ps, qp_type);
 	if (IS_ERR(cm_id)) {

@@ -11,6 +11,8 @@
  * finds the ctx, checks its owner and takes a reference does so against
  * a consistent state.
  */
+#include <linux/memcontrol.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -49,9 +51,20 @@ struct ucma_ctx *ucma_ctx_alloc(struct ucma_file *file, gfp_t gfp)
 	return ctx;
 }
 
+/*
+ * The id's event records are charged to the caller's memory cgroup: they
+ * are allocated by rdma_cm's handler, in a kworker, which would charge
+ * its own (the root) cgroup.  Task context, before the id queues events.
+ */
+void ucma_ctx_charge_current(struct ucma_ctx *ctx)
+{
+	ctx->memcg = get_mem_cgroup_from_mm(current->mm);
+}
+
 /* Free an id that is unreachable and whose rdma_cm_id is gone or unset. */
 void ucma_ctx_free(struct ucma_ctx *ctx)
 {
+	mem_cgroup_put(ctx->memcg);
 	xa_erase(&ucma_ctx_xa, ctx->id);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);

@@ -9,6 +9,7 @@
  * non-zero only to refuse a connection request, which makes rdma_cm
  * destroy the new rdma_cm_id itself.
  */
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "ucma_abi.h"
@@ -25,8 +26,18 @@ static struct ucma_event *ucma_build_event(struct ucma_ctx *ctx,
 	struct rdma_ucm_event_resp *resp;
 	struct ucma_event *uev;
 	bool mc = ucma_is_mc_event(event->event);
+	struct mem_cgroup *old;
 
-	uev = kzalloc(sizeof(*uev), GFP_KERNEL);
+	old = set_active_memcg(ctx->memcg);
+	uev = kzalloc(sizeof(*uev), GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old);
+	/*
+	 * Over the cgroup's limit the event still goes out, uncharged:
+	 * losing it could leave its id waiting for good.  A connection
+	 * request is refused instead, as with a full backlog.
+	 */
+	if (!uev && event->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		uev = kzalloc(sizeof(*uev), GFP_KERNEL);
 	if (!uev)
 		return NULL;
 
@@ -61,6 +72,7 @@ static int ucma_connect_request(struct ucma_ctx *listen,
 				struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
+	struct mem_cgroup *old;
 	struct ucma_event *uev;
 	struct ucma_ctx *ctx;
 
@@ -68,7 +80,10 @@ static int ucma_connect_request(struct ucma_ctx *listen,
 	if (!atomic_add_unless(&listen->backlog, -1, 0))
 		return -ENOMEM;
 
-	ctx = ucma_ctx_alloc(NULL, GFP_KERNEL);
+	/* the listener's owner pays until GET_EVENT hands the id over */
+	old = set_active_memcg(listen->memcg);
+	ctx = ucma_ctx_alloc(NULL, GFP_KERNEL_ACCOUNT);
+	set_active_memcg(old);
 	if (!ctx)
 		goto err_backlog;
 	ctx->cm_id = cm_id;

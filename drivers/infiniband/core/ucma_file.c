@@ -190,10 +190,14 @@ static void ucma_take_event_unlock(struct ucma_file *file,
 
 	/*
 	 * Between the unlock and the publication the new id is nobody's
-	 * but ours: @file cannot be released while we write to it.
+	 * but ours: @file cannot be released while we write to it.  It has
+	 * queued nothing yet (no uid before ACCEPT): who takes the request
+	 * pays for its events.
 	 */
-	if (child)
+	if (child) {
+		ucma_ctx_charge_current(child);
 		ucma_ctx_publish(child, file);
+	}
 	kfree(uev);
 }
 

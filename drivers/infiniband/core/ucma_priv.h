@@ -61,6 +61,7 @@
 #include <rdma/rdma_user_cm.h>
 
 struct file;
+struct mem_cgroup;
 
 struct ucma_file {
 	spinlock_t		lock;		/* see the lock order above */
@@ -81,6 +82,12 @@ struct ucma_ctx {
 	struct ucma_file	*file;
 	/* set at CREATE_ID, or by ACCEPT under the handler lock */
 	u64			uid;
+	/*
+	 * Pays for the id's event records: the memory cgroup of the process
+	 * that created the id or took its connection request; set before
+	 * the id can queue events, held until it is freed.
+	 */
+	struct mem_cgroup	*memcg;
 	/*
 	 * A resolve or connect command started a worker that may still
 	 * write the route: set under lock, cleared (release) by its answer.
@@ -140,6 +147,7 @@ extern const struct file_operations ucma_fops;
 /* ucma_ctx.c */
 struct ucma_ctx *ucma_ctx_alloc(struct ucma_file *file, gfp_t gfp);
 void ucma_ctx_free(struct ucma_ctx *ctx);
+void ucma_ctx_charge_current(struct ucma_ctx *ctx);
 void ucma_ctx_publish(struct ucma_ctx *ctx, struct ucma_file *file);
 struct ucma_ctx *ucma_ctx_get(struct ucma_file *file, u32 id);
 void ucma_ctx_put(struct ucma_ctx *ctx);
