@@ -167,9 +167,14 @@ static int ucma_resolve_common(struct ucma_file *file, u32 id,
 	ctx = ucma_ctx_lock(file, id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	if (ucma_file_full(file)) {
+		ret = -ENOBUFS;
+		goto out;
+	}
 	/* Before the call: its answer may clear it before the call returns. */
 	WRITE_ONCE(ctx->resolving, true);
 	ret = rdma_resolve_addr(ctx->cm_id, src, dst, timeout_ms);
+out:
 	ucma_ctx_unlock(ctx);
 	return ret;
 }
@@ -208,8 +213,13 @@ static int ucma_cmd_resolve_route(struct ucma_file *file, void *in, u32 in_len,
 	ctx = ucma_ctx_lock_dev(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	if (ucma_file_full(file)) {
+		ret = -ENOBUFS;
+		goto out;
+	}
 	WRITE_ONCE(ctx->resolving, true);
 	ret = rdma_resolve_route(ctx->cm_id, cmd->timeout_ms);
+out:
 	ucma_ctx_unlock(ctx);
 	return ret;
 }
@@ -507,10 +517,15 @@ static int ucma_cmd_connect(struct ucma_file *file, void *in, u32 in_len,
 	ctx = ucma_ctx_lock_dev(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
+	if (ucma_file_full(file)) {
+		ret = -ENOBUFS;
+		goto out;
+	}
 	ucma_conn_param_from_user(&param, &cmd->conn_param, ucma_af_ib(ctx));
 	/* iWARP's reply rewrites the addresses */
 	WRITE_ONCE(ctx->resolving, true);
 	ret = rdma_connect_ece(ctx->cm_id, &param, &ece);
+out:
 	ucma_ctx_unlock(ctx);
 	return ret;
 }
@@ -723,6 +738,8 @@ static int ucma_set_ib_path(struct ucma_ctx *ctx,
 
 	if (!ctx->cm_id->device)
 		return -EINVAL;
+	if (ucma_file_full(ctx->file))
+		return -ENOBUFS;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.rec_type = SA_PATH_REC_TYPE_IB;

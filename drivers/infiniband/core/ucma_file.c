@@ -13,6 +13,16 @@
  * sequence number from its file's own counter, never reused in that
  * queue: MIGRATE_ID numbers the records it moves anew in the file they
  * join.  No counter is shared between files.
+ *
+ * A file holds at most net.rdma_ucm.max_events unreported events that its
+ * commands asked for: at that count the commands that start an exchange
+ * answered by an event (the resolves, CONNECT, the joins, SET_OPTION
+ * IB_PATH) fail with -ENOBUFS, and its listeners refuse connection
+ * requests as with a full backlog.  Events that an id's state brings
+ * unasked (ESTABLISHED, DISCONNECTED, DEVICE_REMOVAL, ...) are always
+ * queued: they are bounded by the ids, and dropping one would leave its
+ * id stuck.  Nothing is dropped: user space learns of the cap from the
+ * errno, a remote peer from the rejection.
  */
 #include <linux/atomic.h>
 #include <linux/fs.h>
@@ -28,6 +38,45 @@ bool ucma_is_ucma_file(struct file *filp)
 	return filp->f_op == &ucma_fops;
 }
 
+/* Under file->lock: @n more (or fewer) records on @file's queue. */
+static void ucma_count_events(struct ucma_file *file, int n)
+{
+	/* ucma_file_full() reads it without the lock */
+	WRITE_ONCE(file->nr_events, file->nr_events + n);
+}
+
+/*
+ * True while @file holds as many unreported events as it may: the
+ * commands that would ask for more fail.  A hint taken without the lock:
+ * events already asked for may still come on top.
+ */
+bool ucma_file_full(struct ucma_file *file)
+{
+	return READ_ONCE(file->nr_events) >= (u32)ucma_max_events();
+}
+
+static bool __ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev,
+			       bool request)
+{
+	struct ucma_file *file = ctx->file;
+	bool queued = false;
+
+	if (!file)
+		return false;
+	spin_lock(&file->lock);
+	if (!file->closing &&
+	    !(request && file->nr_events >= (u32)ucma_max_events())) {
+		uev->seq = ++file->event_seq;
+		list_add_tail(&uev->node, &file->events);
+		ucma_count_events(file, 1);
+		queued = true;
+	}
+	spin_unlock(&file->lock);
+	if (queued)
+		wake_up_interruptible(&file->wait);
+	return queued;
+}
+
 /*
  * Queue @uev on the file that owns @ctx now.  False if that file is
  * being closed (or the id belongs to no file): the caller frees @uev.
@@ -41,36 +90,23 @@ bool ucma_is_ucma_file(struct file *filp)
  */
 bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev)
 {
-	struct ucma_file *file = ctx->file;
-	bool queued = false;
-
-	if (!file)
-		return false;
-	spin_lock(&file->lock);
-	if (!file->closing) {
-		uev->seq = ++file->event_seq;
-		list_add_tail(&uev->node, &file->events);
-		queued = true;
-	}
-	spin_unlock(&file->lock);
-	if (queued)
-		wake_up_interruptible(&file->wait);
-	return queued;
+	return __ucma_queue_event(ctx, uev, false);
 }
 
 /*
- * Queue connection request @uev of listener @listen, as ucma_queue_event().
- * A wildcard listener gets its requests through rdma_cm's per-device
- * listeners, whose handler locks are not the one MIGRATE_ID takes: here
- * the table lock, which MIGRATE_ID also holds while it moves an id, keeps
- * listen->file and that file in place.
+ * Queue connection request @uev of listener @listen, as ucma_queue_event(),
+ * unless the file holds max_events records: then the request is refused
+ * like one beyond the backlog.  A wildcard listener gets its requests
+ * through rdma_cm's per-device listeners, whose handler locks are not the
+ * one MIGRATE_ID takes: here the table lock, which MIGRATE_ID also holds
+ * while it moves an id, keeps listen->file and that file in place.
  */
 bool ucma_queue_request(struct ucma_ctx *listen, struct ucma_event *uev)
 {
 	bool queued;
 
 	xa_lock(&ucma_ctx_xa);
-	queued = ucma_queue_event(listen, uev);
+	queued = __ucma_queue_event(listen, uev, true);
 	xa_unlock(&ucma_ctx_xa);
 	return queued;
 }
@@ -91,9 +127,12 @@ u32 ucma_file_drop_ctx(struct ucma_ctx *ctx, struct list_head *dropped)
 		return 0;	/* a connection request's id: never had events */
 
 	spin_lock(&file->lock);
-	list_for_each_entry_safe(uev, tmp, &file->events, node)
-		if (uev->ctx == ctx)
+	list_for_each_entry_safe(uev, tmp, &file->events, node) {
+		if (uev->ctx == ctx) {
 			list_move_tail(&uev->node, dropped);
+			ucma_count_events(file, -1);
+		}
+	}
 	list_del_init(&ctx->node);
 	reported = ctx->events_reported;
 	spin_unlock(&file->lock);
@@ -115,9 +154,12 @@ u32 ucma_file_drop_mc(struct ucma_ctx *ctx, struct ucma_mc *mc)
 	xa_lock(&ucma_ctx_xa);
 	file = ctx->file;
 	spin_lock(&file->lock);
-	list_for_each_entry_safe(uev, tmp, &file->events, node)
-		if (uev->mc == mc)
+	list_for_each_entry_safe(uev, tmp, &file->events, node) {
+		if (uev->mc == mc) {
 			list_move_tail(&uev->node, &dropped);
+			ucma_count_events(file, -1);
+		}
+	}
 	reported = mc->events_reported;
 	spin_unlock(&file->lock);
 	xa_unlock(&ucma_ctx_xa);
@@ -137,7 +179,7 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 {
 	struct ucma_event *uev, *tmp;
 	LIST_HEAD(moved);
-	bool any;
+	int n = 0;
 
 	xa_lock(&ucma_ctx_xa);
 	if (xa_load(&ucma_ctx_xa, ctx->id) != ctx || ctx->file != from) {
@@ -146,9 +188,13 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 	}
 
 	spin_lock(&from->lock);
-	list_for_each_entry_safe(uev, tmp, &from->events, node)
-		if (uev->ctx == ctx)
+	list_for_each_entry_safe(uev, tmp, &from->events, node) {
+		if (uev->ctx == ctx) {
 			list_move_tail(&uev->node, &moved);
+			n++;
+		}
+	}
+	ucma_count_events(from, -n);
 	list_del(&ctx->node);
 	*reported = ctx->events_reported;
 	spin_unlock(&from->lock);
@@ -156,14 +202,15 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 	/* the caller holds the handler lock: no event is queued meanwhile */
 	ctx->file = to;
 
-	any = !list_empty(&moved);
+	/* the records move even past the cap: they exist already */
 	spin_lock(&to->lock);
 	list_for_each_entry(uev, &moved, node)
 		uev->seq = ++to->event_seq;
 	list_add_tail(&ctx->node, &to->ctxs);
 	list_splice_tail(&moved, &to->events);
+	ucma_count_events(to, n);
 	spin_unlock(&to->lock);
-	if (any)
+	if (n)
 		wake_up_interruptible(&to->wait);
 	xa_unlock(&ucma_ctx_xa);
 	return 0;
@@ -180,6 +227,7 @@ static void ucma_take_event_unlock(struct ucma_file *file,
 	struct ucma_ctx *child = uev->child;
 
 	list_del(&uev->node);
+	ucma_count_events(file, -1);
 	uev->ctx->events_reported++;
 	if (uev->mc)
 		uev->mc->events_reported++;

@@ -5,8 +5,8 @@
  *
  * This file registers what user space finds: the misc device with its
  * abi_version attribute, the ib_client that answers ib_core's netlink
- * chardev query for "rdma_cm" (librdmacm asks it first), and the sysctl
- * net.rdma_ucm.max_backlog.
+ * chardev query for "rdma_cm" (librdmacm asks it first), and the sysctls
+ * net.rdma_ucm.max_backlog and net.rdma_ucm.max_events.
  */
 #include <linux/device.h>
 #include <linux/init.h>
@@ -37,6 +37,18 @@ int ucma_max_backlog(void)
 	return READ_ONCE(ucma_backlog_max);
 }
 
+/*
+ * Unreported events a file may hold before the commands that would add
+ * more fail with -ENOBUFS and its listeners refuse connection requests
+ * (init_net only).
+ */
+static int ucma_events_max = 65536;
+
+int ucma_max_events(void)
+{
+	return READ_ONCE(ucma_events_max);
+}
+
 static struct ctl_table ucma_sysctl[] = {
 	{
 		.procname	= "max_backlog",
@@ -45,6 +57,15 @@ static struct ctl_table ucma_sysctl[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+	{
+		.procname	= "max_events",
+		.data		= &ucma_events_max,
+		.maxlen		= sizeof(ucma_events_max),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
 		.extra2		= SYSCTL_INT_MAX,
 	},
 	{ }

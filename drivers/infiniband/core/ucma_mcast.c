@@ -84,6 +84,8 @@ static int ucma_join(struct ucma_file *file, u64 response, u64 uid, u32 id,
 	ret = ctx->cm_id->device ? 0 : -EINVAL;
 	if (!ret && ucma_mc_joined(ctx, addr, addr_size))
 		ret = -EADDRINUSE;
+	if (!ret && ucma_file_full(file))
+		ret = -ENOBUFS;
 	if (ret) {
 		mutex_unlock(&ctx->lock);
 		goto out_put;

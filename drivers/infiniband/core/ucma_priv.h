@@ -67,6 +67,7 @@ struct ucma_file {
 	spinlock_t		lock;		/* see the lock order above */
 	struct list_head	events;		/* ucma_event.node, FIFO */
 	u64			event_seq;	/* last ucma_event.seq given */
+	u32			nr_events;	/* records on events */
 	struct list_head	ctxs;		/* ucma_ctx.node */
 	wait_queue_head_t	wait;
 	bool			closing;	/* release() has begun */
@@ -131,9 +132,11 @@ extern struct xarray ucma_mc_xa;
 
 /* ucma_main.c */
 int ucma_max_backlog(void);
+int ucma_max_events(void);
 
 /* ucma_file.c */
 bool ucma_is_ucma_file(struct file *filp);
+bool ucma_file_full(struct ucma_file *file);
 bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev);
 bool ucma_queue_request(struct ucma_ctx *listen, struct ucma_event *uev);
 u32 ucma_file_drop_ctx(struct ucma_ctx *ctx, struct list_head *dropped);

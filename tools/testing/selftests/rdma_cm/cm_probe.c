@@ -28,6 +28,17 @@
  *          bind N RC ids (at most 16) to ADDR with port 0, one after
  *          the other, all kept; print each bind's result and, after a
  *          success, "port P", the ephemeral port it got
+ *        cm_probe -s ADDR -p PORT -Q N
+ *          with net.rdma_ucm.max_events set to N by the caller: listen
+ *          on PORT, then fill the channel with N unreported
+ *          ADDR_RESOLVED events (each id resolves ADDR on a second
+ *          channel and moves here with its event); print what a resolve
+ *          on a new id returns then ("resolve at the cap: ..."), what a
+ *          connection to the listener gets ("connect at the cap:
+ *          EVENT" or "...: no answer"), what the resolve returns after
+ *          GET_EVENT took one event ("resolve below the cap: ..."), and
+ *          the count of each kind of event the channel then gave
+ *          ("ADDR_RESOLVED N", "CONNECT_REQUEST N", "other N")
  *        cm_probe -F
  *          write SET_OPTION (TOS) and JOIN_IP_MCAST for an id number
  *          nobody has, with a bad value or answer pointer, and print
@@ -553,6 +564,101 @@ out_ai:
 }
 
 /*
+ * -Q: at the cap on a file's unreported events, what would add one more
+ * is refused and says so; no event already queued is lost.
+ */
+static int run_cap(const char *addr, const char *port, int n)
+{
+	int resolved = 0, requests = 0, other = 0, i, ret = 1;
+	struct rdma_cm_id *ids[64] = {}, *x = NULL, *c = NULL;
+	struct rdma_event_channel *b;
+	struct rdma_cm_event *ev;
+	struct addrinfo *ai, *dst;
+
+	if (get_addr_port(addr, port, &ai))
+		return 1;
+	if (get_addr(addr, &dst))
+		goto out_ai;
+	if (listen_on(port))
+		goto out_dst;
+	b = rdma_create_event_channel();
+	if (!b) {
+		printf("error: rdma_create_event_channel: %s\n", strerror(errno));
+		goto out_listener;
+	}
+	for (i = 0; i < n; i++) {
+		if (rdma_create_id(b, &ids[i], NULL, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(ids[i], NULL, dst->ai_addr, 2000)) {
+			printf("error: id %d: %s\n", i, strerror(errno));
+			goto out;
+		}
+		if (!wait_event_on(b, 10000)) {
+			printf("error: id %d: no event\n", i);
+			goto out;
+		}
+		if (rdma_migrate_id(ids[i], chan)) {
+			printf("error: rdma_migrate_id: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	if (!new_id(RDMA_PS_TCP, &x))
+		goto out;
+	outcome("resolve at the cap",
+		rdma_resolve_addr(x, NULL, dst->ai_addr, 2000));
+	if (connect_on(b, ai, &c)) {
+		ev = wait_event_on(b, 5000) ? next_event_on(b) : NULL;
+		if (ev) {
+			printf("connect at the cap: %s\n",
+			       rdma_event_str(ev->event));
+			rdma_ack_cm_event(ev);
+		} else {
+			printf("connect at the cap: no answer\n");
+		}
+	}
+	ev = next_event();
+	if (!ev)
+		goto out;
+	resolved += ev->event == RDMA_CM_EVENT_ADDR_RESOLVED;
+	rdma_ack_cm_event(ev);
+	outcome("resolve below the cap",
+		rdma_resolve_addr(x, NULL, dst->ai_addr, 2000));
+	while (wait_event_on(chan, 2000)) {
+		ev = next_event();
+		if (!ev)
+			goto out;
+		if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED) {
+			resolved++;
+		} else if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			requests++;
+			rdma_reject(ev->id, NULL, 0);
+			rdma_destroy_id(ev->id);
+		} else {
+			other++;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	printf("ADDR_RESOLVED %d\nCONNECT_REQUEST %d\nother %d\n", resolved,
+	       requests, other);
+	fflush(stdout);
+	ret = 0;
+out:
+	destroy_active(c);
+	if (x)
+		rdma_destroy_id(x);
+	for (i = 0; i < n; i++)
+		if (ids[i])
+			rdma_destroy_id(ids[i]);
+	rdma_destroy_event_channel(b);
+out_listener:
+	rdma_destroy_id(listener);
+out_dst:
+	freeaddrinfo(dst);
+out_ai:
+	freeaddrinfo(ai);
+	return ret;
+}
+
+/*
  * Write raw command @cmd, @len bytes with its header, to the channel;
  * 0 or -errno.
  */
@@ -623,9 +729,9 @@ int main(int argc, char **argv)
 	const char *maddr = NULL;
 	bool listen = false, stale = false, again = false, copy = false;
 	bool bad;
-	int tmo = 2000, nbind = 0, c, ret;
+	int tmo = 2000, nbind = 0, cap = 0, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BF")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BFQ:")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -658,6 +764,11 @@ int main(int argc, char **argv)
 		case 'F':
 			copy = true;
 			break;
+		case 'Q':
+			cap = atoi(optarg);
+			if (cap < 1 || cap > 64)
+				return 2;
+			break;
 		case 'E':
 			nbind = atoi(optarg);
 			if (nbind < 1 || nbind > 16)
@@ -674,9 +785,9 @@ int main(int argc, char **argv)
 		      maddr;
 	else if (maddr)
 		bad = !addr || port || listen || answer || data || stale;
-	else if (stale || again)
+	else if (stale || again || cap)
 		bad = !addr || !port || listen || answer || data ||
-		      (stale && again);
+		      stale + again + !!cap > 1;
 	else
 		bad = !port || listen == !!addr || (answer && listen) ||
 		      (answer && strcmp(answer, "accept") &&
@@ -689,7 +800,8 @@ int main(int argc, char **argv)
 			"       cm_probe -s ADDR -J MADDR\n"
 			"       cm_probe -s ADDR -E N\n"
 			"       cm_probe -F\n"
-			"       cm_probe -s ADDR -p PORT -B\n");
+			"       cm_probe -s ADDR -p PORT -B\n"
+			"       cm_probe -s ADDR -p PORT -Q N\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -707,6 +819,8 @@ int main(int argc, char **argv)
 		ret = run_stale(addr, port);
 	else if (again)
 		ret = run_listen_again(addr, port);
+	else if (cap)
+		ret = run_cap(addr, port, cap);
 	else if (listen)
 		ret = run_server(port, data);
 	else

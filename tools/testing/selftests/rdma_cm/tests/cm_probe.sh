@@ -63,6 +63,17 @@
 #                   has and a bad pointer both fail with EFAULT; stock
 #                   rdma_ucm, and ours before the fix, looked the id up
 #                   first (ENOENT).  Ours only: skips on stock rdma_ucm.
+#   event_cap       with net.rdma_ucm.max_events at 4 and a listener on
+#                   the channel, four ids resolve on a second channel and
+#                   move to the first with their ADDR_RESOLVED events.  At
+#                   the cap a resolve fails with ENOBUFS and a connection
+#                   to the listener is refused (RoCE: REJECTED; iWARP:
+#                   REJECTED or CONNECT_ERROR); after GET_EVENT took one
+#                   event the resolve succeeds, and the channel gives all
+#                   five ADDR_RESOLVED events and no request.  Stock
+#                   rdma_ucm has no cap (its events are bounded by nothing
+#                   but the ids and what they are asked to do): the test
+#                   skips there.
 #
 # Stock (rxe and siw): as above.  On siw the destroy takes 10 s there:
 # stock iw_cm waits in the destroy of a connecting id until the provider
@@ -230,4 +241,29 @@ test_copy_first() {
 	expect_out copy '^set_option: -14 '
 	expect_out copy '^join: -14 '
 	failed || label "EFAULT before the id lookup"
+}
+
+test_event_cap() {
+	local k=net.rdma_ucm.max_events old
+
+	if [ "$(mod_origin rdma_ucm)" != ours ]; then
+		skip "stock rdma_ucm has no cap on a file's events"
+		return
+	fi
+	cm_probe_build || return
+	if ! old=$(sysctl -n "$k"); then
+		fail "no sysctl $k"
+		return
+	fi
+	sysctl -qw "$k=4"
+	run cap 120 "$T_DIR/cm_probe" -s "$ADDR" -p 7337 -Q 4
+	sysctl -qw "$k=$old"
+	expect_rc cap 0
+	expect_out cap '^resolve at the cap: -105 '
+	expect_out cap '^connect at the cap: RDMA_CM_EVENT_(REJECTED|CONNECT_ERROR)$'
+	expect_out cap '^resolve below the cap: 0$'
+	expect_out cap '^ADDR_RESOLVED 5$'
+	expect_out cap '^CONNECT_REQUEST 0$'
+	expect_out cap '^other 0$'
+	failed || label "ENOBUFS, the request refused, 5 events delivered"
 }
