@@ -116,11 +116,22 @@ int ucma_event_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *event)
 	struct ucma_ctx *ctx = cm_id->context;
 	struct ucma_event *uev;
 
+	/*
+	 * DEVICE_REMOVAL is an id's last event, and ucma_remove_one() may
+	 * report it before rdma_cm does: nothing follows it, a listener
+	 * refuses its requests.  A wildcard listener, whose requests come
+	 * without its handler lock, has no device and is never removed.
+	 */
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return ucma_connect_request(ctx, cm_id, event);
+		return ctx->removed ? -ENODEV :
+				      ucma_connect_request(ctx, cm_id, event);
 	if (ucma_event_ends_work(event->event))
 		/* the worker's writes first: pairs with ucma_route_lock() */
 		smp_store_release(&ctx->resolving, false);
+	if (ctx->removed)
+		return 0;
+	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		ctx->removed = true;
 
 	/*
 	 * A passive id has no uid until ACCEPT sets one (under this same

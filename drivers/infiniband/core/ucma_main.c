@@ -5,8 +5,9 @@
  *
  * This file registers what user space finds: the misc device with its
  * abi_version attribute, the ib_client that answers ib_core's netlink
- * chardev query for "rdma_cm" (librdmacm asks it first), and the sysctls
- * net.rdma_ucm.max_backlog and net.rdma_ucm.max_events.
+ * chardev query for "rdma_cm" (librdmacm asks it first) and reports
+ * DEVICE_REMOVAL to user ids before ib_uverbs waits for them, and the
+ * sysctls net.rdma_ucm.max_backlog and net.rdma_ucm.max_events.
  */
 #include <linux/device.h>
 #include <linux/init.h>
@@ -103,8 +104,50 @@ static int ucma_get_global_nl_info(struct ib_client_nl_info *res)
 	return 0;
 }
 
+/*
+ * ib_core calls the clients' remove in the reverse order of their
+ * registration, and ib_uverbs' remove waits until user space has closed
+ * its verbs files of the device (unless the driver can disassociate
+ * them, which rxe and siw cannot).  librdmacm users close them once they
+ * read DEVICE_REMOVAL, which rdma_cm reports from its own remove: too
+ * late if rdma_cm registered before ib_uverbs (loaded early for NVMe-oF
+ * or NFS/RDMA), and ib_unregister_device() never returns.  We depend on
+ * both, so registered after both and our remove runs first: report
+ * DEVICE_REMOVAL to every user id on the device now, through the id's
+ * own handler under its handler lock, as rdma_cm would.  The handler
+ * closes the id; an event rdma_cm still has for it is dropped
+ * (ctx->removed).  A wildcard listener has no device and gets nothing,
+ * as from rdma_cm: its per-device listener is rdma_cm's to remove.
+ */
+static void ucma_remove_one(struct ib_device *device, void *client_data)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
+	unsigned long index = 0;
+	struct ucma_ctx *ctx;
+
+	xa_lock(&ucma_ctx_xa);
+	ctx = xa_find(&ucma_ctx_xa, &index, ULONG_MAX, XA_PRESENT);
+	while (ctx) {
+		/* a closed id has left its device already */
+		if (refcount_inc_not_zero(&ctx->users)) {
+			xa_unlock(&ucma_ctx_xa);
+			/* the handler lock keeps cm_id->device in place */
+			rdma_lock_handler(ctx->cm_id);
+			if (ctx->cm_id->device == device && !ctx->removed)
+				ucma_event_handler(ctx->cm_id, &event);
+			rdma_unlock_handler(ctx->cm_id);
+			ucma_ctx_put(ctx);
+			xa_lock(&ucma_ctx_xa);
+		}
+		ctx = xa_find_after(&ucma_ctx_xa, &index, ULONG_MAX,
+				    XA_PRESENT);
+	}
+	xa_unlock(&ucma_ctx_xa);
+}
+
 static struct ib_client ucma_client = {
 	.name			= "rdma_cm",
+	.remove			= ucma_remove_one,
 	.get_global_nl_info	= ucma_get_global_nl_info,
 };
 

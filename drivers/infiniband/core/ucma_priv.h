@@ -106,6 +106,8 @@ struct ucma_ctx {
 	bool			closing;	/* out of the table for good */
 	bool			close_queued;
 	bool			closed;		/* rdma_cm_id destroyed */
+	/* DEVICE_REMOVAL was handled: the handler lock */
+	bool			removed;
 };
 
 struct ucma_mc {
