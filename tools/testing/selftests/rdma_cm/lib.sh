@@ -459,9 +459,12 @@ mod_origin() { # NAME
 # Load ib_core, ib_uverbs (first: stock-baseline 4.5, device removal
 # ordering), ib_cm, configfs, then iw_cm, rdma_cm, rdma_ucm: insmod of our
 # .ko for the names in OURS, modprobe of the stock module otherwise.
+# With "uverbs_late" (ib_uverbs must not be loaded yet), ib_uverbs comes
+# after rdma_cm, just before rdma_ucm, as when a boot loads NVMe-oF or
+# NFS/RDMA early (tests/removal.sh).
 # Runs inside a case; reports "stack: ..." through info.
-load_stack() { # OURS
-	local ours=$1 m origin want desc=
+load_stack() { # OURS [uverbs_late]
+	local ours=$1 late=${2:-} m origin want desc=
 
 	for m in rdma_ucm rdma_cm iw_cm; do
 		mod_present "$m" || continue
@@ -475,7 +478,12 @@ load_stack() { # OURS
 			return 1
 		fi
 	done
+	if [ -n "$late" ] && mod_present ib_uverbs; then
+		fail "ib_uverbs is loaded already: cannot load it after rdma_cm"
+		return 1
+	fi
 	for m in ib_core ib_uverbs ib_cm; do
+		[ -n "$late" ] && [ "$m" = ib_uverbs ] && continue
 		run "modprobe" 120 modprobe "$m" || { fail "modprobe $m failed"; return 1; }
 	done
 	if ! run "modprobe" 60 modprobe configfs && ! grep -qw configfs /proc/filesystems; then
@@ -483,6 +491,10 @@ load_stack() { # OURS
 		return 1
 	fi
 	for m in $STACK_MODS; do
+		if [ -n "$late" ] && [ "$m" = rdma_ucm ]; then
+			run "modprobe" 120 modprobe ib_uverbs ||
+				{ fail "modprobe ib_uverbs failed"; return 1; }
+		fi
 		if in_list "$m" "$ours"; then
 			run "insmod-$m" 120 insmod "$OURS_DIR/$m.ko" ||
 				{ fail "insmod $OURS_DIR/$m.ko failed"; return 1; }
@@ -499,6 +511,7 @@ load_stack() { # OURS
 		[ "$(cat "/sys/module/$m/initstate" 2> /dev/null)" = live ] ||
 			fail "$m: not live"
 	done
+	[ -n "$late" ] && desc+=" (ib_uverbs after rdma_cm)"
 	info "stack:$desc"
 	failed && return 1
 	return 0
