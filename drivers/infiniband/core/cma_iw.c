@@ -8,8 +8,11 @@
  * one iw_cm_id, in cm_id.iw; a non-zero return from a callback makes
  * iw_cm destroy that iw_cm_id itself, so the id forgets it first.
  */
+#include <linux/irqflags.h>
 #include <linux/netdevice.h>
+#include <linux/sched/signal.h>
 #include <rdma/iw_cm.h>
+#include <rdma/restrack.h>
 
 #include "cma_abi.h"
 #include "cma_priv.h"
@@ -113,27 +116,99 @@ static void cma_iw_param(struct rdma_id_private *id_priv,
 		iw_param->qpn = param->qp_num;
 }
 
+/*
+ * Whether the connection of @id_priv may be bound to @qp: a QP of user
+ * space only for an id of rdma_ucm and in the thread group that created
+ * it (rdma_ucm connects and accepts in the calling process's context),
+ * a kernel QP only for a kernel id.
+ */
+static bool cma_iw_qp_owned(struct rdma_id_private *id_priv,
+			    struct ib_qp *qp)
+{
+	struct task_struct *owner;
+
+	if (rdma_is_kernel_res(&id_priv->res))
+		return !qp->uobject;
+	/* Set from creation to destroy, which waits for our reference. */
+	owner = READ_ONCE(qp->res.task);
+	return qp->uobject && owner && same_thread_group(owner, current);
+}
+
+/*
+ * iWARP binds the connection to the QP named by number: iw_cm hands it
+ * to the provider, which moves it to RTS on the new stream and tears it
+ * down with it.  A number naming another's QP is refused before anything
+ * is sent, as one naming no QP is: whether it exists is not told.
+ *
+ * The QP stays referenced until iw_cm has its own reference: while it
+ * is, the QP keeps its number, and iw_cm's lookup (and that of its
+ * host-integrated connections) finds this QP.
+ *
+ * Return: 0 and the QP in *@qpp, referenced (NULL where the device has
+ * no QP lookup: iw_cm refuses the call), or -EINVAL.
+ */
+static int cma_iw_qp_get(struct rdma_id_private *id_priv, u32 qpn,
+			 struct ib_qp **qpp)
+{
+	struct ib_device *dev = id_priv->id.device;
+	unsigned long flags;
+	struct ib_qp *qp;
+
+	*qpp = NULL;
+	if (!dev->ops.iw_get_qp || !dev->ops.iw_add_ref ||
+	    !dev->ops.iw_rem_ref)
+		return 0;
+	/* With interrupts off, as iw_cm calls them. */
+	local_irq_save(flags);
+	qp = dev->ops.iw_get_qp(dev, qpn);
+	if (qp)
+		dev->ops.iw_add_ref(qp);
+	local_irq_restore(flags);
+	if (!qp)
+		return -EINVAL;
+	if (!cma_iw_qp_owned(id_priv, qp)) {
+		dev->ops.iw_rem_ref(qp);
+		return -EINVAL;
+	}
+	*qpp = qp;
+	return 0;
+}
+
+static void cma_iw_qp_put(struct rdma_id_private *id_priv, struct ib_qp *qp)
+{
+	if (qp)
+		id_priv->id.device->ops.iw_rem_ref(qp);
+}
+
 static int cma_iw_connect(struct rdma_id_private *id_priv,
 			  struct rdma_conn_param *param)
 {
 	struct iw_cm_conn_param iw_param;
 	struct iw_cm_id *iw_id;
+	struct ib_qp *qp;
 	int ret;
 
+	cma_iw_param(id_priv, param, &iw_param);
+	ret = cma_iw_qp_get(id_priv, iw_param.qpn, &qp);
+	if (ret)
+		return ret;
 	iw_id = cma_iw_new(id_priv, cma_iw_handler);
-	if (IS_ERR(iw_id))
-		return PTR_ERR(iw_id);
+	if (IS_ERR(iw_id)) {
+		ret = PTR_ERR(iw_id);
+		goto out;
+	}
 	memcpy(&iw_id->remote_addr, cma_dst_addr(id_priv),
 	       rdma_addr_size(cma_dst_addr(id_priv)));
 	id_priv->cm_id.iw = iw_id;
 
-	cma_iw_param(id_priv, param, &iw_param);
 	ret = cma_qp_ready(id_priv, param) ?:
 	      iw_cm_connect(iw_id, &iw_param);
 	if (ret) {
 		id_priv->cm_id.iw = NULL;
 		iw_destroy_cm_id(iw_id);
 	}
+out:
+	cma_iw_qp_put(id_priv, qp);
 	return ret;
 }
 
@@ -212,15 +287,19 @@ static int cma_iw_accept(struct rdma_id_private *id_priv,
 			 struct rdma_conn_param *param)
 {
 	struct iw_cm_conn_param iw_param;
+	struct ib_qp *qp;
 	int ret;
 
 	if (!param)
 		return -EINVAL;
-	ret = cma_qp_ready(id_priv, param);
+	cma_iw_param(id_priv, param, &iw_param);
+	ret = cma_iw_qp_get(id_priv, iw_param.qpn, &qp);
 	if (ret)
 		return ret;
-	cma_iw_param(id_priv, param, &iw_param);
-	return iw_cm_accept(id_priv->cm_id.iw, &iw_param);
+	ret = cma_qp_ready(id_priv, param) ?:
+	      iw_cm_accept(id_priv->cm_id.iw, &iw_param);
+	cma_iw_qp_put(id_priv, qp);
+	return ret;
 }
 
 /* iWARP has no reject reason on the wire: MPA carries the data only. */
