@@ -50,6 +50,16 @@
  *          print what that connection got within 5 s ("second connect:
  *          EVENT" or "second connect: no answer"), then "requests
  *          queued: N", the requests the listener held
+ *        cm_probe -s ADDR -p PORT -O
+ *          connect a QP of its own to its own listener on PORT ("qp N"),
+ *          then run a second process, "cm_probe -s ADDR -p PORT+1 -n N";
+ *          then SEND on the first connection ("send on the first
+ *          connection: ok"), print any event that came meanwhile and
+ *          disconnect
+ *        cm_probe -s ADDR -p PORT -n QPN
+ *          with a listener of its own on PORT, connect an id without a
+ *          QP naming QPN, and accept a request (from an id of its own
+ *          with a QP) naming QPN; print what each call returned
  *
  * Each event is one line:
  *   event NAME status N pdata_len L pdata "TEXT"
@@ -67,11 +77,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_cma_abi.h>
+#include <rdma/rdma_verbs.h>
 
 static struct rdma_event_channel *chan;
 
@@ -699,6 +711,262 @@ static int run_copy_first(void)
 	return 0;
 }
 
+/*
+ * An RC QP of @id, with CQs of its own in the device's default PD; 0 or
+ * -1 (errno).  A fresh attribute each time: librdmacm writes the CQs it
+ * made into it.
+ */
+static int create_rc_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr qpa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return rdma_create_qp(id, NULL, &qpa);
+}
+
+/* An id resolved to @ai, its route too; false (printed) on an error. */
+static bool resolved_id(struct addrinfo *ai, struct rdma_cm_id **id)
+{
+	if (!new_id(RDMA_PS_TCP, id))
+		return false;
+	if (rdma_resolve_addr(*id, NULL, ai->ai_addr, 2000) ||
+	    !expect_event(RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    rdma_resolve_route(*id, 2000) ||
+	    !expect_event(RDMA_CM_EVENT_ROUTE_RESOLVED)) {
+		printf("error: resolve: %s\n", strerror(errno));
+		rdma_destroy_id(*id);
+		return false;
+	}
+	return true;
+}
+
+/* Print the next event and acknowledge it; false on an error. */
+static bool show_event(void)
+{
+	struct rdma_cm_event *ev = next_event();
+
+	if (!ev)
+		return false;
+	rdma_ack_cm_event(ev);
+	return true;
+}
+
+/* An id's QP, if it has one, and the id. */
+static void destroy_conn(struct rdma_cm_id *id)
+{
+	if (id->qp)
+		rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+}
+
+/* The next event, which must be a request; its id, or NULL (printed). */
+static struct rdma_cm_id *next_request(void)
+{
+	struct rdma_cm_event *ev = next_event();
+	struct rdma_cm_id *req;
+
+	if (!ev)
+		return NULL;
+	req = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ? ev->id : NULL;
+	rdma_ack_cm_event(ev);
+	if (!req)
+		printf("error: no connect request\n");
+	return req;
+}
+
+/*
+ * -n: the second process.  On iWARP the kernel binds a connection to
+ * the QP named by number: naming the first process's QP, in a connect
+ * or an accept, must be refused.
+ */
+static int run_other(const char *addr, const char *port, unsigned int qpn)
+{
+	struct rdma_conn_param param = { .responder_resources = 1,
+					 .initiator_depth = 1,
+					 .qp_num = qpn };
+	struct rdma_conn_param own = { .responder_resources = 1,
+				       .initiator_depth = 1 };
+	struct rdma_cm_id *id, *req;
+	struct addrinfo *ai;
+	int ret = 1;
+
+	if (listen_on(port) || get_addr_port(addr, port, &ai))
+		return 1;
+	if (!resolved_id(ai, &id))
+		goto out_ai;
+	if (outcome("rdma_connect naming the other process's QP",
+		    rdma_connect(id, &param))) {
+		/* Let through: the request is at our listener. */
+		req = next_request();
+		if (req) {
+			rdma_reject(req, NULL, 0);
+			show_event();
+			rdma_destroy_id(req);
+		}
+	}
+	rdma_destroy_id(id);
+
+	if (!resolved_id(ai, &id))
+		goto out_ai;
+	if (create_rc_qp(id) ||
+	    rdma_connect(id, &own)) {
+		printf("error: connect: %s\n", strerror(errno));
+		goto out_id;
+	}
+	req = next_request();
+	if (!req)
+		goto out_id;
+	ret = 0;
+	outcome("rdma_accept naming the other process's QP",
+		rdma_accept(req, &param));
+	/* Refused, the request is rejected; else ESTABLISHED */
+	show_event();
+	destroy_conn(req);
+out_id:
+	destroy_conn(id);
+out_ai:
+	freeaddrinfo(ai);
+	rdma_destroy_id(listener);
+	return ret;
+}
+
+/* Run "cm_probe -s ADDR -p PORT+1 -n QPN" and wait for it. */
+static int spawn_other(const char *addr, const char *port, unsigned int qpn)
+{
+	char port_b[16], num[16];
+	int status;
+	pid_t pid;
+
+	snprintf(port_b, sizeof(port_b), "%d", atoi(port) + 1);
+	snprintf(num, sizeof(num), "%u", qpn);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("error: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!pid) {
+		execl("/proc/self/exe", "cm_probe", "-s", addr, "-p", port_b,
+		      "-n", num, (char *)NULL);
+		printf("error: exec: %s\n", strerror(errno));
+		fflush(stdout);
+		_exit(1);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		printf("error: waitpid: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("other process: exit %d\n",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+/* A SEND from @id, received by @peer; false (printed) on an error. */
+static bool send_one(struct rdma_cm_id *id, struct rdma_cm_id *peer)
+{
+	static char sbuf[32] = "to the first connection", rbuf[32];
+	struct ibv_wc wc = { .status = IBV_WC_GENERAL_ERR };
+	struct ibv_mr *smr, *rmr = NULL;
+	bool ok = false;
+
+	smr = rdma_reg_msgs(id, sbuf, sizeof(sbuf));
+	if (smr)
+		rmr = rdma_reg_msgs(peer, rbuf, sizeof(rbuf));
+	if (!rmr) {
+		printf("error: rdma_reg_msgs: %s\n", strerror(errno));
+		goto out;
+	}
+	if (rdma_post_recv(peer, NULL, rbuf, sizeof(rbuf), rmr) ||
+	    rdma_post_send(id, NULL, sbuf, sizeof(sbuf), smr,
+			   IBV_SEND_SIGNALED)) {
+		printf("error: post: %s\n", strerror(errno));
+		goto out;
+	}
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status != IBV_WC_SUCCESS) {
+		printf("send on the first connection: %s\n",
+		       ibv_wc_status_str(wc.status));
+		goto out;
+	}
+	if (rdma_get_recv_comp(peer, &wc) <= 0 || wc.status != IBV_WC_SUCCESS ||
+	    strcmp(rbuf, sbuf)) {
+		printf("receive on the first connection: %s\n",
+		       ibv_wc_status_str(wc.status));
+		goto out;
+	}
+	printf("send on the first connection: ok\n");
+	ok = true;
+out:
+	if (rmr)
+		rdma_dereg_mr(rmr);
+	if (smr)
+		rdma_dereg_mr(smr);
+	return ok;
+}
+
+/*
+ * -O: the first process.  Its connection, a QP of its own at each end,
+ * must come out of the second process's attempts as it was: no event,
+ * and a SEND gets through.
+ */
+static int run_owner(const char *addr, const char *port)
+{
+	struct rdma_conn_param param = { .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct pollfd pfd = { .fd = chan->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id, *req;
+	struct addrinfo *ai;
+	int ret = 1;
+
+	if (listen_on(port) || get_addr_port(addr, port, &ai))
+		return 1;
+	if (!resolved_id(ai, &id))
+		goto out_ai;
+	if (create_rc_qp(id) ||
+	    rdma_connect(id, &param)) {
+		printf("error: connect: %s\n", strerror(errno));
+		goto out_id;
+	}
+	req = next_request();
+	if (!req)
+		goto out_id;
+	if (create_rc_qp(req) ||
+	    rdma_accept(req, &param)) {
+		printf("error: accept: %s\n", strerror(errno));
+		goto out_req;
+	}
+	if (!expect_event(RDMA_CM_EVENT_ESTABLISHED) ||
+	    !expect_event(RDMA_CM_EVENT_ESTABLISHED))
+		goto out_req;
+	printf("qp %u\n", id->qp->qp_num);
+	if (spawn_other(addr, port, id->qp->qp_num) || !send_one(id, req))
+		goto out_req;
+	/* Printed: none is expected. */
+	while (poll(&pfd, 1, 500) > 0) {
+		ev = next_event();
+		if (!ev)
+			goto out_req;
+		rdma_ack_cm_event(ev);
+	}
+	printf("events on the first connection: done\n");
+	fflush(stdout);
+	ret = 0;
+	rdma_disconnect(id);
+	show_event();
+	show_event();
+out_req:
+	destroy_conn(req);
+out_id:
+	destroy_conn(id);
+out_ai:
+	freeaddrinfo(ai);
+	rdma_destroy_id(listener);
+	return ret;
+}
+
 static int run_server(const char *port, const char *data)
 {
 	struct rdma_cm_event *ev;
@@ -726,12 +994,12 @@ static int run_server(const char *port, const char *data)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *data = NULL, *answer = NULL;
-	const char *maddr = NULL;
+	const char *maddr = NULL, *qpn = NULL;
 	bool listen = false, stale = false, again = false, copy = false;
-	bool bad;
+	bool owner = false, bad;
 	int tmo = 2000, nbind = 0, cap = 0, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BFQ:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BFQ:On:")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -769,6 +1037,12 @@ int main(int argc, char **argv)
 			if (cap < 1 || cap > 64)
 				return 2;
 			break;
+		case 'O':
+			owner = true;
+			break;
+		case 'n':
+			qpn = optarg;
+			break;
 		case 'E':
 			nbind = atoi(optarg);
 			if (nbind < 1 || nbind > 16)
@@ -780,6 +1054,9 @@ int main(int argc, char **argv)
 	}
 	if (copy)
 		bad = argc != 2;
+	else if (owner || qpn)
+		bad = !addr || !port || listen || answer || data || stale ||
+		      maddr || nbind || again || cap || (owner && qpn);
 	else if (nbind)
 		bad = !addr || port || listen || answer || data || stale ||
 		      maddr;
@@ -801,7 +1078,9 @@ int main(int argc, char **argv)
 			"       cm_probe -s ADDR -E N\n"
 			"       cm_probe -F\n"
 			"       cm_probe -s ADDR -p PORT -B\n"
-			"       cm_probe -s ADDR -p PORT -Q N\n");
+			"       cm_probe -s ADDR -p PORT -Q N\n"
+			"       cm_probe -s ADDR -p PORT -O\n"
+			"       cm_probe -s ADDR -p PORT -n QPN\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -811,6 +1090,10 @@ int main(int argc, char **argv)
 	}
 	if (copy)
 		ret = run_copy_first();
+	else if (owner)
+		ret = run_owner(addr, port);
+	else if (qpn)
+		ret = run_other(addr, port, strtoul(qpn, NULL, 0));
 	else if (nbind)
 		ret = run_ephemeral(addr, nbind);
 	else if (maddr)

@@ -74,6 +74,21 @@
 #                   rdma_ucm has no cap (its events are bounded by nothing
 #                   but the ids and what they are asked to do): the test
 #                   skips there.
+#   qp_owner        on iWARP the kernel binds a connection to the QP the
+#                   consumer names by number.  Process A connects a QP
+#                   of its own to its own listener; process B then names
+#                   A's QP number in rdma_connect() (an id without a QP)
+#                   and in rdma_accept() of a request of its own: both
+#                   fail with EINVAL, and A's connection goes on, a SEND
+#                   gets through and no event comes.  Stock rdma_cm
+#                   takes any QP number of the device from any process:
+#                   B's connect returns 0, siw binds A's QP to B's new
+#                   connection and sends its MPA request, and A's SEND
+#                   then never completes (B's accept fails, EINVAL, only
+#                   because siw accepts on no QP past RTR).  So the case
+#                   runs on our rdma_cm and skips on stock.  On RoCE the
+#                   number only goes into the REQ, no QP is touched: siw
+#                   only.
 #
 # Stock (rxe and siw): as above.  On siw the destroy takes 10 s there:
 # stock iw_cm waits in the destroy of a connecting id until the provider
@@ -266,4 +281,34 @@ test_event_cap() {
 	expect_out cap '^CONNECT_REQUEST 0$'
 	expect_out cap '^other 0$'
 	failed || label "ENOBUFS, the request refused, 5 events delivered"
+}
+
+# cm_probe -O at ADDR:PORT (B on PORT+1), checked as qp_owner says.
+qp_owner_case() { # NAME ADDR PORT
+	run "$1" 120 "$T_DIR/cm_probe" -s "$2" -p "$3" -O
+	expect_rc "$1" 0
+	expect_out "$1" '^qp [0-9]+$'
+	expect_out "$1" "^rdma_connect naming the other process's QP: -22 "
+	expect_out "$1" "^rdma_accept naming the other process's QP: -22 "
+	expect_out "$1" '^other process: exit 0$'
+	expect_out "$1" '^send on the first connection: ok$'
+	# Between the SEND and the end of the wait: none.
+	sed -n '/^send on the first/,/^events on the first/p' "$1.out" |
+		grep -q '^event ' && fail "$1: an event on the first connection"
+	expect_out "$1" '^events on the first connection: done$'
+	! failed
+}
+
+test_qp_owner() {
+	if [ "$T" != siw ]; then
+		skip "IB CM only carries the QP number in the REQ"
+		return
+	fi
+	if [ "$(mod_origin rdma_cm)" != ours ]; then
+		skip "stock rdma_cm lets a process name another's QP on iWARP"
+		return
+	fi
+	cm_probe_build || return
+	qp_owner_case owner "$ADDR" 7336 &&
+		label "connect and accept naming another's QP: EINVAL"
 }

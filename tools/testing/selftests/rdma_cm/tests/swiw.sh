@@ -119,15 +119,28 @@ test_swiw() {
 	# channel, data validated) with both ends on swiw and with stock
 	# siw either way, then one ucmatose pair of 100 connections on
 	# swiw: 400 mapped rings in one process, which siw's mmap keys do
-	# not allow (tests/ucmatose.sh).  Last, an FPDU right behind the
-	# MPA reply.
+	# not allow (tests/ucmatose.sh).  Then an FPDU right behind the
+	# MPA reply, and a second process naming the first one's QP.
 	swiw_setup user_verbs=1 || return 1
 	rping_pair "$s" 7470 "$s" swiw &&
 		rping_pair "$ADDR" 7471 "$s" swiw-to-siw &&
 		rping_pair "$s" 7472 "$ADDR" siw-to-swiw &&
 		swiw_ucmatose 7473 100 &&
-		swiw_early_fpdu 7474
+		swiw_early_fpdu 7474 &&
+		swiw_qp_owner 7475
 	swiw_teardown
+}
+
+# tests/cm_probe.sh's qp_owner with both processes on swiw0: here iw_cm's
+# host-integrated connect and accept bind the QP.  Like qp_owner it needs
+# our rdma_cm, which refuses the other process's QP.
+swiw_qp_owner() { # PORT
+	if [ "$(mod_origin rdma_cm)" != ours ]; then
+		info "qp_owner on swiw: not run, rdma_cm is stock"
+		return 0
+	fi
+	cm_probe_build || return 1
+	qp_owner_case swiw-owner "$SWIW_ADDR" "$1"
 }
 
 # swiw as initiator takes an FPDU that comes in with the MPA reply, in
