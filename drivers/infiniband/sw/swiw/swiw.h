@@ -302,7 +302,7 @@ int swiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int swiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int swiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int swiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited);
+bool swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited);
 
 /* swiw_mr.c */
 struct ib_mr *swiw_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -348,7 +348,7 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 void swiw_qp_fail(struct swiw_qp *qp);
 void swiw_qp_kick(struct swiw_qp *qp, struct work_struct *work);
 void swiw_rtr_in(struct swiw_qp *qp, struct socket *sock);
-void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
+bool swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		   enum ib_wc_status status, u32 len, bool solicited, u32 inval);
 void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);
 

@@ -109,8 +109,10 @@ int swiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  *
  * An overflow loses the completion and reports IB_EVENT_CQ_ERR, as a
  * hardware CQ would.
+ *
+ * Return: false on an overflow.
  */
-void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
+bool swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 {
 	bool notify = false, overflow = false;
 	unsigned long flags;
@@ -141,4 +143,5 @@ void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 	}
 	if (notify && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return !overflow;
 }

@@ -309,8 +309,10 @@ static enum ib_wc_opcode swiw_wc_opcode(enum ib_wr_opcode op)
  * @inval: a receive of a SEND with invalidate: the STag it invalidated
  *
  * An unsignalled send request that succeeded reports nothing.
+ *
+ * Return: false when the CQ overflowed and lost the completion.
  */
-void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
+bool swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		   enum ib_wc_status status, u32 len, bool solicited, u32 inval)
 {
 	struct ib_wc wc = {
@@ -328,11 +330,11 @@ void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		}
 	} else {
 		if (status == IB_WC_SUCCESS && !wqe->signaled)
-			return;
+			return true;
 		wc.opcode = swiw_wc_opcode(wqe->opcode);
 	}
-	swiw_cq_add(to_swiw_cq(recv ? qp->ibqp.recv_cq : qp->ibqp.send_cq),
-		    &wc, solicited);
+	return swiw_cq_add(to_swiw_cq(recv ? qp->ibqp.recv_cq :
+					     qp->ibqp.send_cq), &wc, solicited);
 }
 
 /**
@@ -376,6 +378,17 @@ void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
 	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
+/* Take what a process posted to its mapped ring; the QP's lock held. */
+static void swiw_uq_fetch(struct swiw_qp *qp, bool recv)
+{
+	if (!qp->usq)
+		return;
+	if (recv)
+		swiw_urq_fetch(qp);
+	else
+		swiw_usq_fetch(qp);
+}
+
 /*
  * Flush a ring from its oldest request.  The ring counts as flushed,
  * and later posts to it complete at once, from when it was found empty
@@ -383,35 +396,50 @@ void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
  * queue while the receive queue is being flushed (ib_drain_qp's marker)
  * is not left in a ring nobody flushes again.  Completions run outside
  * the lock (a handler may post).
+ *
+ * One flush takes at most what the ring held when it began and a
+ * ring's worth posted meanwhile (a drain marker among them), and stops
+ * at the first completion the CQ has no room for: a process re-posting
+ * each slot of its mapped ring as soon as the flush frees it, or a
+ * consumer that posts and never polls, would keep it going for ever,
+ * and destroy_qp and device removal wait for it.  What is left then is
+ * dropped with no completion, as an overflowing CQ drops it anyway, and
+ * the ring is empty.  Process context (close work, a user doorbell).
  */
 static void swiw_flush_ring(struct swiw_qp *qp, struct swiw_ring *r,
 			    bool recv)
 {
 	struct swiw_wqe wqe;
 	unsigned long flags;
+	bool room = true;
+	u32 budget;
 
+	spin_lock_irqsave(&qp->lock, flags);
+	swiw_uq_fetch(qp, recv);
+	budget = r->head - r->tail + r->size;
 	for (;;) {
-		spin_lock_irqsave(&qp->lock, flags);
-		if (qp->usq) {
-			if (recv)
-				swiw_urq_fetch(qp);
-			else
-				swiw_usq_fetch(qp);
-		}
-		if (r->tail == r->head) {
-			r->flushed = true;
-			spin_unlock_irqrestore(&qp->lock, flags);
-			return;
+		if (r->tail == r->head)
+			break;
+		if (!budget-- || !room) {
+			while (qp->usq && r->tail != r->head)
+				swiw_uq_release(qp, recv, r->tail++);
+			r->tail = r->head;
+			break;
 		}
 		wqe = r->wqe[r->tail & (r->size - 1)];
 		if (qp->usq)
 			swiw_uq_release(qp, recv, r->tail);
 		r->tail++;
-		r->next = max_t(u32, r->next, r->tail);
 		spin_unlock_irqrestore(&qp->lock, flags);
-		swiw_complete(qp, recv, &wqe, IB_WC_WR_FLUSH_ERR, 0, false,
-			      0);
+		room = swiw_complete(qp, recv, &wqe, IB_WC_WR_FLUSH_ERR, 0,
+				     false, 0);
+		cond_resched();
+		spin_lock_irqsave(&qp->lock, flags);
+		swiw_uq_fetch(qp, recv);
 	}
+	r->next = max_t(u32, r->next, r->tail);
+	r->flushed = true;
+	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 static void swiw_sk_wake(struct sock *sk)

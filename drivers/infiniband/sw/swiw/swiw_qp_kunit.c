@@ -13,7 +13,7 @@
 
 #include "swiw_qp.c"
 
-#define QT_NR_WC	16
+#define QT_NR_WC	64
 
 struct qt_ctx {
 	struct swiw_dev sdev;
@@ -24,6 +24,14 @@ struct qt_ctx {
 	bool wc_recv[QT_NR_WC];
 	int nr_wc;
 	int overflow;
+	/* If set: completions the CQs take before they overflow. */
+	int room;
+	/* Re-post a receive from this many receives' flush completions. */
+	int repost;
+	/* A process's mapped rings: posts it makes into any free slot. */
+	int hostile;
+	u64 next_id;
+	int released;
 	/* Post a send with this wr_id from the first receive flushed. */
 	u64 post_on_recv;
 	int post_ret;
@@ -34,13 +42,13 @@ static struct qt_ctx *qt;
 /* Stubs for what swiw_qp.c takes from the rest of swiw. */
 struct workqueue_struct *swiw_wq;
 
-void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
+bool swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 {
 	bool recv = cq == &qt->rcq;
 
-	if (qt->nr_wc == QT_NR_WC) {
+	if (qt->nr_wc == QT_NR_WC || (qt->room && qt->nr_wc == qt->room)) {
 		qt->overflow++;
-		return;
+		return false;
 	}
 	qt->wc_recv[qt->nr_wc] = recv;
 	qt->wc[qt->nr_wc++] = *wc;
@@ -55,6 +63,14 @@ void swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 		qt->post_on_recv = 0;
 		qt->post_ret = swiw_post_send(&qt->qp.ibqp, &wr, &bad);
 	}
+	if (recv && qt->repost) {
+		struct ib_recv_wr wr = { .wr_id = 1000 + qt->repost };
+		const struct ib_recv_wr *bad;
+
+		qt->repost--;
+		swiw_post_recv(&qt->qp.ibqp, &wr, &bad);
+	}
+	return true;
 }
 
 void swiw_tx_work(struct work_struct *work)
@@ -84,16 +100,34 @@ void swiw_uqueue_free(void *addr, struct rdma_user_mmap_entry *map)
 {
 }
 
+/* A process that posts to every free slot of its ring at once. */
+static void qt_ufill(struct swiw_ring *r)
+{
+	while (qt->hostile && r->head - r->tail < r->size) {
+		struct swiw_wqe *w = &r->wqe[r->head & (r->size - 1)];
+
+		memset(w, 0, sizeof(*w));
+		w->wr_id = qt->next_id++;
+		w->opcode = IB_WR_SEND;
+		w->signaled = true;
+		r->head++;
+		qt->hostile--;
+	}
+}
+
 void swiw_usq_fetch(struct swiw_qp *qp)
 {
+	qt_ufill(&qp->sq);
 }
 
 void swiw_urq_fetch(struct swiw_qp *qp)
 {
+	qt_ufill(&qp->rq);
 }
 
 void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos)
 {
+	qt->released++;
 }
 
 static int qt_init(struct kunit *test)
@@ -233,6 +267,85 @@ static void swiw_qp_idle_send_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, qt_find(test, true, 2), 0);
 }
 
+/*
+ * A handler that re-posts a receive from each receive's flush
+ * completion: one flush takes what was queued and one ring's worth
+ * more, not all the handler ever posts.  The rest is dropped, and a
+ * later post completes at once.
+ */
+static void swiw_qp_repost_test(struct kunit *test)
+{
+	struct swiw_qp *qp = &qt->qp;
+
+	qp->state = SWIW_QP_RTS;
+	KUNIT_ASSERT_EQ(test, qt_post(&qp->ibqp, true, 1), 0);
+	KUNIT_ASSERT_EQ(test, qt_post(&qp->ibqp, true, 2), 0);
+	qt->repost = 1000;
+	qt_fail(qp);
+	/* Two queued, then four (the ring's size) of the re-posted. */
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 2 + 4);
+	KUNIT_EXPECT_EQ(test, qt->overflow, 0);
+	KUNIT_EXPECT_EQ(test, qp->rq.tail, qp->rq.head);
+	KUNIT_EXPECT_TRUE(test, qp->rq.flushed);
+	qt->repost = 0;
+	KUNIT_EXPECT_EQ(test, qt_post(&qp->ibqp, true, 3), 0);
+	KUNIT_EXPECT_GE(test, qt_find(test, true, 3), 0);
+}
+
+/*
+ * The flush stops at the first completion the CQ cannot take, and
+ * drops the rest, which would only overflow it again.
+ */
+static void swiw_qp_overflow_test(struct kunit *test)
+{
+	struct swiw_qp *qp = &qt->qp;
+	int i;
+
+	qp->state = SWIW_QP_RTS;
+	for (i = 1; i <= 4; i++)
+		KUNIT_ASSERT_EQ(test, qt_post(&qp->ibqp, false, i), 0);
+	qt->room = 2;
+	qt_fail(qp);
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 2);
+	KUNIT_EXPECT_EQ(test, qt->overflow, 1);
+	KUNIT_EXPECT_GE(test, qt_find(test, false, 1), 0);
+	KUNIT_EXPECT_GE(test, qt_find(test, false, 2), 0);
+	KUNIT_EXPECT_EQ(test, qp->sq.tail, qp->sq.head);
+	KUNIT_EXPECT_TRUE(test, qp->sq.flushed);
+}
+
+/*
+ * A user QP whose process fills each slot of its mapped rings as soon
+ * as the flush gives it back: the close work, which destroy_qp and
+ * device removal wait for, ends after a bounded number of completions,
+ * every slot it took is given back, and so does each doorbell's flush
+ * after it.  (It looped for as long as the process posted.)
+ */
+static void swiw_qp_hostile_test(struct kunit *test)
+{
+	struct swiw_qp *qp = &qt->qp;
+	int i;
+
+	/* Only compared with NULL: the stubs stand for the rings. */
+	qp->usq = (struct siw_sqe *)qt;
+	qp->urq = (struct siw_rqe *)qt;
+	qp->state = SWIW_QP_RTS;
+	/* Enough for the old flush to stop, not before many too many. */
+	qt->hostile = 10000;
+	qt_fail(qp);
+	/* Each ring: the four it held and a ring's worth more. */
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 2 * (4 + 4));
+	KUNIT_EXPECT_EQ(test, qt->overflow, 0);
+	KUNIT_EXPECT_EQ(test, qt->released, qt->next_id);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, swiw_post_send(&qp->ibqp, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 2 * (4 + 4) + 3 * (4 + 4));
+	KUNIT_EXPECT_EQ(test, qt->released, qt->next_id);
+	qt->hostile = 0;
+	qp->usq = NULL;
+	qp->urq = NULL;
+}
+
 static int swiw_qp_suite_init(struct kunit_suite *suite)
 {
 	swiw_wq = alloc_workqueue("swiw_qp_kunit", WQ_UNBOUND, 0);
@@ -249,6 +362,9 @@ static struct kunit_case swiw_qp_cases[] = {
 	KUNIT_CASE(swiw_qp_drain_after_test),
 	KUNIT_CASE(swiw_qp_drain_between_test),
 	KUNIT_CASE(swiw_qp_idle_send_test),
+	KUNIT_CASE(swiw_qp_repost_test),
+	KUNIT_CASE(swiw_qp_overflow_test),
+	KUNIT_CASE(swiw_qp_hostile_test),
 	{}
 };
 

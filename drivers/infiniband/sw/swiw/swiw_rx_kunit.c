@@ -50,11 +50,11 @@ static u8 *fz_mem;
 static struct fz_stats fz;
 
 /* Stubs for what swiw_rx.c takes from the rest of swiw. */
-void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
+bool swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		   enum ib_wc_status status, u32 len, bool solicited, u32 inval)
 {
 	if (!recv)
-		return;
+		return true;
 	if (status == IB_WC_SUCCESS) {
 		if (fz.recv_ok < ARRAY_SIZE(fz.recv_len))
 			fz.recv_len[fz.recv_ok] = len;
@@ -62,6 +62,7 @@ void swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 	} else {
 		fz.recv_err++;
 	}
+	return true;
 }
 
 void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status)
