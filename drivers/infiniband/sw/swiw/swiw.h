@@ -118,17 +118,25 @@ struct swiw_mr {
 	refcount_t ref;			/* published, and each swiw_mr_piece() */
 	struct ib_pd *pd;		/* set before the MR is published */
 	struct ib_umem *umem;		/* user memory: its pages are pages */
+	bool dma;			/* any kernel address: get_dma_mr */
+	/*
+	 * The registration: fast-reg MRs change it (REG_MR, invalidation)
+	 * under lock, inside seq, and a use reads it all inside seq.
+	 */
+	spinlock_t lock;
+	seqcount_spinlock_t seq;
 	u32 stag;			/* the current key */
 	bool valid;
-	bool dma;			/* any kernel address: get_dma_mr */
 	int access;
-	/* Fast-reg MRs: what the last IB_WR_REG_MR made valid. */
 	u64 iova;
 	u64 length;
 	u64 *pages;			/* kernel addresses of pages */
 	u32 npages;
-	u32 max_pages;
 	u32 page_shift;
+	/* Fast-reg MRs: what map_mr_sg gave, for the next REG_MR. */
+	u64 *map;
+	u32 map_npages;
+	u32 max_pages;
 };
 
 static inline struct swiw_mr *to_swiw_mr(struct ib_mr *ibmr)

@@ -8,6 +8,16 @@
  * A user MR is the pages of the process's memory, pinned while it
  * lives; every use of it holds a reference, so that deregistering it
  * in the middle of a transfer does not unpin pages being written.
+ *
+ * An inbound WRITE or READ request names an STag the local side may
+ * invalidate and register again (REG_MR, even with the same key) at any
+ * time, from another QP's work.  A use checks the STag and translates
+ * the address in one pass over the registration inside mr->seq, and
+ * redoes the pass if a REG_MR or invalidation ran meanwhile: the
+ * address it returns is that of the registration whose key, validity,
+ * PD and rights it checked, never of the next one.  The page list
+ * map_mr_sg fills is copied in by the REG_MR, not used in place, so
+ * mapping the next registration does not change the current one.
  */
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -16,6 +26,11 @@
 #include "swiw.h"
 
 #define SWIW_STAG_INDEX(stag)	((stag) >> 8)
+
+/* KUnit (swiw_mr_kunit.c) re-registers here: between check and use. */
+#ifndef SWIW_MR_RACE
+#define SWIW_MR_RACE(mr)	do { } while (0)
+#endif
 
 /* Undo swiw_mr_alloc() for an MR never published. */
 static void swiw_mr_unalloc(struct swiw_dev *sdev, struct swiw_mr *mr)
@@ -42,6 +57,8 @@ static struct swiw_mr *swiw_mr_alloc(struct swiw_dev *sdev)
 		atomic_dec(&sdev->nr_mr);
 		return ERR_PTR(-ENOMEM);
 	}
+	spin_lock_init(&mr->lock);
+	seqcount_spinlock_init(&mr->seq, &mr->lock);
 	/* The index stays reserved (NULL) until swiw_mr_publish(). */
 	ret = xa_alloc_cyclic(&sdev->mrs, &index, NULL, XA_LIMIT(1, 0xffffff),
 			      &sdev->mr_next, GFP_KERNEL);
@@ -97,11 +114,13 @@ struct ib_mr *swiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = swiw_mr_alloc(sdev);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	/* The registration's page list, then the one map_mr_sg fills. */
+	mr->pages = kvcalloc(2 * max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
 	if (!mr->pages) {
 		swiw_mr_unalloc(sdev, mr);
 		return ERR_PTR(-ENOMEM);
 	}
+	mr->map = mr->pages + max_num_sg;
 	mr->max_pages = max_num_sg;
 	mr->pd = ibpd;
 	swiw_mr_publish(sdev, mr);
@@ -112,9 +131,9 @@ static int swiw_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct swiw_mr *mr = to_swiw_mr(ibmr);
 
-	if (mr->npages == mr->max_pages)
+	if (mr->map_npages == mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->map[mr->map_npages++] = addr;
 	return 0;
 }
 
@@ -123,10 +142,9 @@ int swiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 {
 	struct swiw_mr *mr = to_swiw_mr(ibmr);
 
-	if (!mr->pages || !is_power_of_2(ibmr->page_size))
+	if (!mr->map || !is_power_of_2(ibmr->page_size))
 		return -EINVAL;
-	mr->npages = 0;
-	mr->page_shift = ilog2(ibmr->page_size);
+	mr->map_npages = 0;
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, swiw_set_page);
 }
 
@@ -225,23 +243,32 @@ int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * @key: its new STag (the index must stay)
  * @access: the access it grants
  *
- * Return: 0, or -EINVAL for an MR of another PD or device, or a key
- * with another index.
+ * The pages are those of the last map_mr_sg, copied: a use that found
+ * the old registration keeps translating into it until it looks again.
+ *
+ * Return: 0, or -EINVAL for an MR of another PD or device, a key with
+ * another index, or an MR never mapped.
  */
 int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
 {
 	struct swiw_mr *mr = to_swiw_mr(ibmr);
 
 	if (ibmr->device != qp->ibqp.device || mr->pd != qp->ibqp.pd ||
-	    !swiw_mr_frmr(mr) || SWIW_STAG_INDEX(key) != SWIW_STAG_INDEX(mr->stag))
+	    !swiw_mr_frmr(mr) || SWIW_STAG_INDEX(key) != SWIW_STAG_INDEX(mr->stag) ||
+	    !is_power_of_2(ibmr->page_size))
 		return -EINVAL;
-	WRITE_ONCE(mr->valid, false);
+	spin_lock(&mr->lock);
+	write_seqcount_begin(&mr->seq);
+	mr->stag = key;
 	mr->access = access;
 	mr->iova = ibmr->iova;
 	mr->length = ibmr->length;
-	WRITE_ONCE(mr->stag, key);
-	/* The fields above before the MR is seen valid. */
-	smp_store_release(&mr->valid, true);
+	mr->page_shift = ilog2(ibmr->page_size);
+	mr->npages = mr->map_npages;
+	memcpy(mr->pages, mr->map, mr->npages * sizeof(*mr->pages));
+	mr->valid = true;
+	write_seqcount_end(&mr->seq);
+	spin_unlock(&mr->lock);
 	return 0;
 }
 
@@ -260,13 +287,64 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
-	if (mr && swiw_mr_frmr(mr) && mr->pd == pd &&
-	    READ_ONCE(mr->stag) == key) {
-		WRITE_ONCE(mr->valid, false);
-		ret = 0;
+	if (mr && swiw_mr_frmr(mr) && mr->pd == pd) {
+		spin_lock(&mr->lock);
+		if (mr->stag == key) {
+			write_seqcount_begin(&mr->seq);
+			mr->valid = false;
+			write_seqcount_end(&mr->seq);
+			ret = 0;
+		}
+		spin_unlock(&mr->lock);
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * One pass over the registration, inside mr->seq: the address of
+ * [@addr, @addr + @len) under @key, or NULL.  What it reads may be
+ * torn by a writer (the caller then discards it), so each bound comes
+ * from one read and no index goes past the page array.
+ */
+static void *swiw_mr_find(struct swiw_mr *mr, struct ib_pd *pd, u32 key,
+			  u64 addr, u32 len, int access, u32 *piece)
+{
+	u32 ps, idx, in, npages, shift;
+	u64 off, first, iova, length;
+	u64 *pages = mr->pages;
+	void *va;
+
+	if (!READ_ONCE(mr->valid) || READ_ONCE(mr->stag) != key ||
+	    mr->pd != pd || (READ_ONCE(mr->access) & access) != access)
+		return NULL;
+	SWIW_MR_RACE(mr);
+	if (mr->dma) {
+		*piece = len;
+		return (void *)(uintptr_t)addr;
+	}
+	iova = READ_ONCE(mr->iova);
+	length = READ_ONCE(mr->length);
+	npages = READ_ONCE(mr->npages);
+	shift = READ_ONCE(mr->page_shift);
+	if (addr < iova || addr + len > iova + length || shift >= 32)
+		return NULL;
+	ps = 1U << shift;
+	first = iova & ~(u64)(ps - 1);
+	off = addr - first;
+	idx = off >> shift;
+	in = off & (ps - 1);
+	if (idx >= npages)
+		return NULL;
+	*piece = min(len, ps - in);
+	va = (u8 *)(uintptr_t)READ_ONCE(pages[idx]) + in;
+	/* Pages that follow each other in memory make one piece. */
+	while (*piece < len && idx + 1 < npages &&
+	       READ_ONCE(pages[idx + 1]) == READ_ONCE(pages[idx]) + ps) {
+		idx++;
+		*piece = min(len, *piece + ps);
+	}
+	return va;
 }
 
 /**
@@ -290,43 +368,22 @@ void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 {
 	struct swiw_mr *mr;
 	void *va = NULL;
-	u64 off, first;
-	u32 ps, idx, in;
+	unsigned int seq;
 
 	*hold = NULL;
 	if (!len || addr + len < addr)
 		return NULL;
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
-	/* Acquire: pairs with swiw_mr_reg()'s release of the fields. */
-	if (!mr || !smp_load_acquire(&mr->valid) ||
-	    READ_ONCE(mr->stag) != key || mr->pd != pd ||
-	    (mr->access & access) != access)
+	if (!mr)
 		goto out;
-	if (mr->dma) {
-		va = (void *)(uintptr_t)addr;
-		*piece = len;
-		goto out;
-	}
-	if (addr < mr->iova || addr + len > mr->iova + mr->length)
-		goto out;
-	ps = 1U << mr->page_shift;
-	first = mr->iova & ~(u64)(ps - 1);
-	off = addr - first;
-	idx = off >> mr->page_shift;
-	in = off & (ps - 1);
-	if (idx >= mr->npages)
-		goto out;
-	*piece = min(len, ps - in);
-	va = (u8 *)(uintptr_t)mr->pages[idx] + in;
-	/* Pages that follow each other in memory make one piece. */
-	while (*piece < len && idx + 1 < mr->npages &&
-	       mr->pages[idx + 1] == mr->pages[idx] + ps) {
-		idx++;
-		*piece = min(len, *piece + ps);
-	}
+	/* The check and the translation see one registration. */
+	do {
+		seq = read_seqcount_begin(&mr->seq);
+		va = swiw_mr_find(mr, pd, key, addr, len, access, piece);
+	} while (read_seqcount_retry(&mr->seq, seq));
 	/* Kernel memory is the ULP's to keep; user memory is ours. */
-	if (mr->umem) {
+	if (va && mr->umem) {
 		if (refcount_inc_not_zero(&mr->ref))
 			*hold = mr;
 		else
