@@ -363,6 +363,7 @@ void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);
 /* swiw_uverbs.c */
 int swiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void swiw_dealloc_ucontext(struct ib_ucontext *uctx);
+void swiw_disassociate_ucontext(struct ib_ucontext *uctx);
 int swiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void swiw_mmap_free(struct rdma_user_mmap_entry *entry);
 void *swiw_uqueue_alloc(struct ib_udata *udata, size_t len,

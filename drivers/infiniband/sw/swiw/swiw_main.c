@@ -107,6 +107,7 @@ static const struct ib_device_ops swiw_uverbs_ops = {
 
 	.alloc_ucontext = swiw_alloc_ucontext,
 	.dealloc_ucontext = swiw_dealloc_ucontext,
+	.disassociate_ucontext = swiw_disassociate_ucontext,
 	.mmap = swiw_mmap,
 	.mmap_free = swiw_mmap_free,
 

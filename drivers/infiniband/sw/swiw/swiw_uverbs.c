@@ -37,6 +37,18 @@ void swiw_dealloc_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * The device goes while a process has it open.  By now the core has
+ * destroyed the context's objects (a QP's flush is bounded, whatever
+ * the process keeps posting) and removed the mmap entries.  Nothing of
+ * the device is left in the process: its mappings are vmalloc_user()
+ * pages they hold their own references on, with no doorbell or device
+ * memory among them, so they stay plain memory and need no zapping.
+ */
+void swiw_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
 int swiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *entry;
