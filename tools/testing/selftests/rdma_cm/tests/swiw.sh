@@ -120,14 +120,16 @@ test_swiw() {
 	# siw either way, then one ucmatose pair of 100 connections on
 	# swiw: 400 mapped rings in one process, which siw's mmap keys do
 	# not allow (tests/ucmatose.sh).  Then an FPDU right behind the
-	# MPA reply, and a second process naming the first one's QP.
+	# MPA reply, a second process naming the first one's QP; last,
+	# destroy and device removal under a process that keeps posting.
 	swiw_setup user_verbs=1 || return 1
 	rping_pair "$s" 7470 "$s" swiw &&
 		rping_pair "$ADDR" 7471 "$s" swiw-to-siw &&
 		rping_pair "$s" 7472 "$ADDR" siw-to-swiw &&
 		swiw_ucmatose 7473 100 &&
 		swiw_early_fpdu 7474 &&
-		swiw_qp_owner 7475
+		swiw_qp_owner 7475 &&
+		swiw_flood_cases
 	swiw_teardown
 }
 
@@ -141,6 +143,58 @@ swiw_qp_owner() { # PORT
 	fi
 	cm_probe_build || return 1
 	qp_owner_case swiw-owner "$SWIW_ADDR" "$1"
+}
+
+# A process that re-posts each slot of a QP's mapped rings as soon as
+# swiw gives it back, and polls its CQ, for 60 s (swiw_flood.c): moving
+# that QP to ERROR and destroying it, and then deleting the device under
+# another such QP, must each return long before the process stops.
+# swiw's flush went on for as long as the process kept up with it, and
+# a device a process had open waited for it to close it (58 s here).
+# The destroy half rarely catches the old flush: the process must
+# refill each slot before swiw looks at it again, which it seldom does
+# on a TCG guest; KUnit's swiw_qp_hostile_test does that part for sure.
+# Last: it deletes swiw0.
+swiw_flood_cases() {
+	local ms t
+
+	run swiw-flood-build 120 gcc -O2 -Wall -o "$T_DIR/swiw_flood" \
+		"$SELFTEST_DIR/swiw_flood.c" -libverbs
+	if [ "${RC[swiw-flood-build]}" != 0 ]; then
+		fail "cannot build swiw_flood: $(rc_text swiw-flood-build)"
+		return 1
+	fi
+	run swiw-flood 120 "$T_DIR/swiw_flood" "$SWIW_DEV" 60 destroy
+	expect_rc swiw-flood 0
+	ms=$(sed -n 's/^destroy_ms //p' swiw-flood.out)
+	info "destroy_qp under a posting process: ${ms:-?} ms"
+	if [ -z "$ms" ] || [ "$ms" -gt $((1000 * $(tmo 10))) ]; then
+		fail "destroy_qp took ${ms:-?} ms while the process posted"
+	fi
+
+	bg swiw-hold 120 "$T_DIR/swiw_flood" "$SWIW_DEV" 60 hold
+	t=$((SECONDS + $(tmo 30)))
+	until grep -q '^ready' swiw-hold.out 2> /dev/null; do
+		if [ "$SECONDS" -ge "$t" ] || ! proc_running "${PID[swiw-hold]}"; then
+			fail "swiw_flood hold never got ready"
+			break
+		fi
+		nap 0.2
+	done
+	nap 2
+	t=$SECONDS
+	run swiw-flood-delete 90 rdma link delete "$SWIW_DEV"
+	t=$((SECONDS - t))
+	expect_rc swiw-flood-delete 0
+	info "rdma link delete under a posting process: $t s"
+	# Unscaled: half the process's 60 s of wall time.  A delete that
+	# waits for the process takes about all of them.
+	[ "$t" -le 30 ] ||
+		fail "rdma link delete took $t s while a process posted"
+	wait_bg swiw-hold 90
+	expect_rc swiw-hold 0
+	expect_out swiw-hold '^child done'
+	! failed
 }
 
 # swiw as initiator takes an FPDU that comes in with the MPA reply, in
