@@ -7,30 +7,38 @@
 # about 1 s with ib_uverbs loaded before rdma_cm, stock-baseline 4.5).
 # Runs last on a transport: the device is gone afterwards.
 
-test_removal() {
-	local port=7202 deadline n
+# Once the rping client moves data, delete DEV; each rping NAME must see
+# DEVICE_REMOVAL and exit within 30 s.  False if the traffic never began.
+removal_delete_under() { # NAME...
+	local deadline n
 
-	bg server 300 rping -s -a "$ADDR" -p "$port" -V
-	wait_ready server
-	bg client 300 rping -c -a "$ADDR" -p "$port" -V -v
 	deadline=$((SECONDS + $(tmo 60)))
 	until [ "$(grep -c '^ping data: ' client.out)" -ge 3 ]; do
 		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[client]}"; then
 			fail "rping traffic did not start"
-			return
+			return 1
 		fi
 		nap 0.2
 	done
 	run delete 60 rdma link delete "$DEV"
 	expect_rc delete 0
 	dev_exists "$DEV" && fail "$DEV still exists after rdma link delete"
-	for n in server client; do
+	for n in "$@"; do
 		wait_bg "$n" 30
 		case ${RC[$n]} in
 		124) fail "$n rping still running $(tmo 30) s after the removal" ;;
 		esac
 		expect_out "$n" 'cma detected device removal!!!!'
 	done
+}
+
+test_removal() {
+	local port=7202
+
+	bg server 300 rping -s -a "$ADDR" -p "$port" -V
+	wait_ready server
+	bg client 300 rping -c -a "$ADDR" -p "$port" -V -v
+	removal_delete_under server client || return
 	info "rdma link delete $DEV under rping traffic: $(rc_text delete)"
 }
 
@@ -70,7 +78,7 @@ removal_reload() { # [uverbs_late]
 }
 
 test_removal_early_cm() {
-	local port=7204 deadline n
+	local port=7204 n
 
 	if [ "$(mod_origin rdma_ucm)" != ours ]; then
 		skip "stock rdma_ucm: rdma link delete hangs with rdma_cm loaded before ib_uverbs"
@@ -90,24 +98,7 @@ test_removal_early_cm() {
 		wait_ready "$n"
 	done
 	bg client 300 rping -c -a "$ADDR" -p "$port" -V -v
-	deadline=$((SECONDS + $(tmo 60)))
-	until [ "$(grep -c '^ping data: ' client.out)" -ge 3 ]; do
-		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[client]}"; then
-			fail "rping traffic did not start"
-			return
-		fi
-		nap 0.2
-	done
-	run delete 60 rdma link delete "$DEV"
-	expect_rc delete 0
-	dev_exists "$DEV" && fail "$DEV still exists after rdma link delete"
-	for n in server client listener; do
-		wait_bg "$n" 30
-		case ${RC[$n]} in
-		124) fail "$n rping still running $(tmo 30) s after the removal" ;;
-		esac
-		expect_out "$n" 'cma detected device removal!!!!'
-	done
+	removal_delete_under server client listener || return
 	proc_running "${PID[wildcard]}" ||
 		fail "the wildcard listener exited: $(tail -n 1 wildcard.out)"
 	stop_bg wildcard
