@@ -17,6 +17,7 @@ pkgs=(
 	# guest userland
 	iproute2 rdma-core rdmacm-utils ibverbs-utils ibverbs-providers
 	python3 python3-pyverbs librdmacm-dev nfs-kernel-server nfs-common rpcbind nvme-cli
+	open-iscsi
 )
 
 missing=()
