@@ -56,6 +56,14 @@
  *          then SEND on the first connection ("send on the first
  *          connection: ok"), print any event that came meanwhile and
  *          disconnect
+ *        cm_probe -s ADDR -M N
+ *          in a memory cgroup of its own (cgroup v2): create N ids,
+ *          resolve ADDR on each without reading the events, and once
+ *          the cgroup's slab_unreclaimable stops growing read them all;
+ *          print "ADDR_RESOLVED N", then "charged per event: B" and
+ *          "released per event: B", the growth of slab_unreclaimable
+ *          while the events were queued and its fall once they were
+ *          read, in bytes per event
  *        cm_probe -s ADDR -p PORT -n QPN
  *          with a listener of its own on PORT, connect an id without a
  *          QP naming QPN, and accept a request (from an id of its own
@@ -670,6 +678,104 @@ out_ai:
 	return ret;
 }
 
+/* slab_unreclaimable of our cgroup (v2, mounted on /sys/fs/cgroup); -1 */
+static long long cgroup_slab(void)
+{
+	char path[512], line[256];
+	long long v = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/cgroup", "r");
+	if (!f)
+		return -1;
+	/* v2 only: "0::/PATH" */
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "0::", 3)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.stat", line + 3);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "slab_unreclaimable %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The cgroup's slab once it has not changed for a second (the resolves
+ * complete in a kworker, at their own pace), or after 60 s.
+ */
+static long long settled_slab(void)
+{
+	long long v = cgroup_slab(), last = v;
+	int same = 0, i;
+
+	for (i = 0; i < 600 && same < 5; i++) {
+		usleep(200000);
+		v = cgroup_slab();
+		same = v == last ? same + 1 : 0;
+		last = v;
+	}
+	return v;
+}
+
+static int run_charge(const char *addr, int n)
+{
+	long long before, queued, after;
+	struct rdma_cm_id **ids;
+	struct rdma_cm_event *ev;
+	struct addrinfo *dst;
+	int i, resolved = 0, ret = 1;
+
+	if (get_addr(addr, &dst))
+		return 1;
+	ids = calloc(n, sizeof(*ids));
+	if (!ids)
+		goto out_dst;
+	for (i = 0; i < n; i++)
+		if (!new_id(RDMA_PS_TCP, &ids[i]))
+			goto out;
+	before = settled_slab();
+	if (before < 0) {
+		printf("error: no memory.stat of our cgroup\n");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (rdma_resolve_addr(ids[i], NULL, dst->ai_addr, 2000)) {
+			printf("error: resolve %d: %s\n", i, strerror(errno));
+			goto out;
+		}
+	queued = settled_slab();
+	while (resolved < n && wait_event_on(chan, 10000)) {
+		if (rdma_get_cm_event(chan, &ev)) {
+			printf("error: rdma_get_cm_event: %s\n",
+			       strerror(errno));
+			goto out;
+		}
+		resolved += ev->event == RDMA_CM_EVENT_ADDR_RESOLVED;
+		rdma_ack_cm_event(ev);
+	}
+	after = settled_slab();
+	printf("ADDR_RESOLVED %d\n", resolved);
+	printf("charged per event: %lld\n", (queued - before) / n);
+	printf("released per event: %lld\n", (queued - after) / n);
+	fflush(stdout);
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		if (ids[i])
+			rdma_destroy_id(ids[i]);
+	free(ids);
+out_dst:
+	freeaddrinfo(dst);
+	return ret;
+}
+
 /*
  * Write raw command @cmd, @len bytes with its header, to the channel;
  * 0 or -errno.
@@ -997,9 +1103,9 @@ int main(int argc, char **argv)
 	const char *maddr = NULL, *qpn = NULL;
 	bool listen = false, stale = false, again = false, copy = false;
 	bool owner = false, bad;
-	int tmo = 2000, nbind = 0, cap = 0, c, ret;
+	int tmo = 2000, nbind = 0, cap = 0, charge = 0, c, ret;
 
-	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BFQ:On:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:r:T:lA:J:LE:BFQ:On:M:")) != -1) {
 		switch (c) {
 		case 's':
 			addr = optarg;
@@ -1037,6 +1143,11 @@ int main(int argc, char **argv)
 			if (cap < 1 || cap > 64)
 				return 2;
 			break;
+		case 'M':
+			charge = atoi(optarg);
+			if (charge < 1 || charge > 60000)
+				return 2;
+			break;
 		case 'O':
 			owner = true;
 			break;
@@ -1054,6 +1165,8 @@ int main(int argc, char **argv)
 	}
 	if (copy)
 		bad = argc != 2;
+	else if (charge)
+		bad = !addr || argc != 5;
 	else if (owner || qpn)
 		bad = !addr || !port || listen || answer || data || stale ||
 		      maddr || nbind || again || cap || (owner && qpn);
@@ -1080,7 +1193,8 @@ int main(int argc, char **argv)
 			"       cm_probe -s ADDR -p PORT -B\n"
 			"       cm_probe -s ADDR -p PORT -Q N\n"
 			"       cm_probe -s ADDR -p PORT -O\n"
-			"       cm_probe -s ADDR -p PORT -n QPN\n");
+			"       cm_probe -s ADDR -p PORT -n QPN\n"
+			"       cm_probe -s ADDR -M N\n");
 		return 2;
 	}
 	chan = rdma_create_event_channel();
@@ -1090,6 +1204,8 @@ int main(int argc, char **argv)
 	}
 	if (copy)
 		ret = run_copy_first();
+	else if (charge)
+		ret = run_charge(addr, charge);
 	else if (owner)
 		ret = run_owner(addr, port);
 	else if (qpn)

@@ -62,7 +62,7 @@ OURS=${RDMACM_OURS:-}
 ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey mcast_join loopback_stale
-	   ephemeral_port listen_again copy_first event_cap qp_owner cmtime
+	   ephemeral_port listen_again copy_first event_cap event_memcg qp_owner cmtime
 	   rdma_server_client riostream veth netns ipv6 ipv6_ll pyverbs iwpm
 	   ucma_fuzz ucma_fuzz_removal kclient swiw trace nfs_rdma removal
 	   removal_early_cm)

@@ -74,6 +74,18 @@
 #                   rdma_ucm has no cap (its events are bounded by nothing
 #                   but the ids and what they are asked to do): the test
 #                   skips there.
+#   event_memcg     a process in a memory cgroup of its own queues 2000
+#                   ADDR_RESOLVED events without reading them: rdma_cm
+#                   allocates their records in a kworker, and they must be
+#                   charged to the cgroup of the id's owner, not to the
+#                   kworker's (the root).  The cgroup's slab_unreclaimable
+#                   grows by at least a record (256 bytes) per event while
+#                   they are queued and falls by as much once they are
+#                   read.  Stock rdma_ucm charges them to nobody: there the
+#                   test checks that the cgroup grew by less than 64 bytes
+#                   per event (which shows the measure can tell the two
+#                   apart).  rxe only: the charge does not depend on the
+#                   transport.
 #   qp_owner        on iWARP the kernel binds a connection to the QP the
 #                   consumer names by number.  Process A connects a QP
 #                   of its own to its own listener; process B then names
@@ -281,6 +293,51 @@ test_event_cap() {
 	expect_out cap '^CONNECT_REQUEST 0$'
 	expect_out cap '^other 0$'
 	failed || label "ENOBUFS, the request refused, 5 events delivered"
+}
+
+test_event_memcg() {
+	local cg=/sys/fs/cgroup mounted= dir charged released
+
+	if [ "$T" != rxe ]; then
+		skip "rdma_ucm's charge does not depend on the transport: rxe covers it"
+		return
+	fi
+	if ! grep -qw memory /proc/cgroups 2> /dev/null; then
+		skip "this kernel has no memory cgroup"
+		return
+	fi
+	cm_probe_build || return
+	if [ ! -e "$cg/cgroup.controllers" ]; then
+		run mount 30 mount -t cgroup2 none "$cg" ||
+			{ fail "mount -t cgroup2: $(rc_text mount)"; return; }
+		mounted=1
+	fi
+	dir=$cg/rdmacm-memcg.$$
+	if echo +memory > "$cg/cgroup.subtree_control" && mkdir "$dir"; then
+		run charge 300 sh -c "echo \$\$ > $dir/cgroup.procs && exec $T_DIR/cm_probe -s $ADDR -M 2000"
+	else
+		fail "cannot make a memory cgroup under $cg"
+	fi
+	[ -d "$dir" ] && { rmdir "$dir" || fail "cannot remove $dir"; }
+	[ -z "$mounted" ] || run umount 30 umount "$cg" || fail "umount $cg"
+	failed && return
+	expect_rc charge 0
+	expect_out charge '^ADDR_RESOLVED 2000$'
+	charged=$(sed -n 's/^charged per event: //p' charge.out)
+	released=$(sed -n 's/^released per event: //p' charge.out)
+	info "slab_unreclaimable per event: +${charged:-?} queued, -${released:-?} read"
+	if [ "$(mod_origin rdma_ucm)" = ours ]; then
+		[ "${charged:-0}" -ge 256 ] ||
+			fail "queued events charged ${charged:-?} bytes each to their owner's cgroup"
+		[ "${released:-0}" -ge 256 ] ||
+			fail "read events gave back ${released:-?} bytes each"
+		failed || label "$charged bytes per queued event charged to the owner, $released given back"
+	else
+		# stock: nothing charged (a bug we fixed); the figure proves the measure.
+		[ "${charged:-999}" -lt 64 ] ||
+			fail "stock charged ${charged:-?} bytes per event to the owner's cgroup"
+		failed || label "stock: $charged bytes per queued event charged (none)"
+	fi
 }
 
 # cm_probe -O at ADDR:PORT (B on PORT+1), checked as qp_owner says.
