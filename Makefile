@@ -22,7 +22,7 @@ PRIV_HDRS := core_priv.h mad_priv.h restrack.h
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) IBPRIV=$(IBPRIV)
 
 .PHONY: all modules clean install sparse checkpatch symvers-check \
-	check run bench soak profile deps print-kver
+	check run ulp bench soak profile deps print-kver
 
 all: modules
 
@@ -71,6 +71,10 @@ check:
 
 run:
 	$(SELFTESTS)/qemu/check.sh --run
+
+# Every kernel ULP test over rxe and siw, on ours and on stock.
+ulp:
+	$(SELFTESTS)/qemu/check.sh --ulp
 
 # Speed (stock against ours in one boot) and long runs; not in check.
 bench:

@@ -52,20 +52,21 @@ done
 
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
-# nvmeof_rdma runs alone in a boot of its own (qemu/check.sh): lockdep
+# The block and message ULPs (nvmeof_rdma, iser_rdma, srp_rdma) run in a
+# boot of their own (qemu/check.sh), without NFS: lockdep
 # knows one class for every rdma_cm id's handler_mutex, so the NFS
 # client freeing its CQ in a DISCONNECTED handler (handler_mutex, then
 # the CQ's work) and nvmet removing its port under nvmet_config_sem
 # (config_sem, then the listener's handler_mutex, while CQ work takes
 # config_sem) close a cycle in one boot: a stock report on two
 # different ids, which also turns lockdep off for the rest of the boot.
-ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof)
+ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof iser_rdma srp_rdma)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey mcast_join loopback_stale
-	   ephemeral_port listen_again copy_first event_cap event_memcg qp_owner cmtime
-	   rdma_server_client riostream veth netns ipv6 ipv6_ll pyverbs iwpm
-	   ucma_fuzz ucma_fuzz_removal kclient swiw trace nfs_rdma removal
-	   removal_early_cm)
+	   ephemeral_port listen_again copy_first event_cap event_memcg
+	   qp_owner cmtime rdma_server_client riostream veth netns ipv6
+	   ipv6_ll pyverbs iwpm ucma_fuzz ucma_fuzz_removal kclient swiw trace
+	   nfs_rdma removal removal_early_cm)
 
 mode=run
 FILTER=

@@ -6,6 +6,11 @@
 # KUnit suites and the selftests, scan the guest logs, and end with one
 # line "N passed, N failed".
 #
+# `make ulp` (--ulp): the kernel ULPs' full matrix, every ULP test over
+# rxe and siw on our modules and on the stock ones, in four boots (NFS
+# on its own, see ONLY_BY_NAME in run_tests.sh).  make check runs the
+# same tests on ours only.
+#
 # Environment:
 #   STOCK=1     run every selftest on the stock modules only
 #   CACHE=DIR   where the test kernel is cached (default /var/cache/rdma-cm-test)
@@ -20,9 +25,13 @@ repo=$(cd "$sel/../../../.." && pwd)
 mode=check
 case "${1:-}" in
 --run) mode=run ;;
+--ulp) mode=ulp ;;
 "") ;;
-*) echo "usage: check.sh [--run]" >&2; exit 2 ;;
+*) echo "usage: check.sh [--run | --ulp]" >&2; exit 2 ;;
 esac
+# The ULP tests of the ULP boot; nfs_rdma runs in the main guest.
+ULP_TESTS="nvmeof_rdma swiw_nvmeof iser_rdma srp_rdma rds_rdma"
+
 
 CACHE=${CACHE:-/var/cache/rdma-cm-test}
 STOCK=${STOCK:-0}
@@ -142,6 +151,29 @@ if [ $mode = run ]; then
 	exit $rc
 fi
 
+if [ $mode = ulp ]; then
+	for who in ours stock; do
+		o=${ours_for_selftests// /,}
+		st=0
+		[ $who = stock ] && { o=; st=1; }
+		for set in nfs_rdma "$ULP_TESTS"; do
+			name=ulp-$who-${set%% *}
+			phase_start "$name"
+			"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/$name" \
+				-j guest_check.sh -a "stock=$st,tests=${set// /+}" \
+				-m "$o" -d "$oursdir" -t 2400 > /dev/null 2>&1
+			rc=$?
+			grep -E '^(not )?ok |^# ' "$out/$name/job.log" 2>/dev/null |
+				grep -vE '^# (ok|not ok)' | sed "s/^/$name: /"
+			[ $rc = 0 ] || result fail "$name: job exited cleanly (rc $rc)" \
+				"$out/$name/console.log"
+			scan_guest "$out/$name" "$name"
+			phase_end
+		done
+	done
+	finish
+fi
+
 # --- guest: KUnit, module mixes, selftests -------------------------------
 phase_start guest
 echo "selftests run on ours: ${ours_for_selftests:-none (all stock)}"
@@ -169,17 +201,17 @@ fi
 scan_guest "$g" "guest"
 phase_end
 
-# --- guest: NVMe-oF alone (see ONLY_BY_NAME in run_tests.sh) -------------
+# --- guest: the block and message ULPs (ONLY_BY_NAME in run_tests.sh) ----
 if [ -z "${TESTS:-}" ]; then
-	phase_start nvmeof-guest
-	"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/nvmeof" \
-		-j guest_check.sh -a "stock=$STOCK,tests=nvmeof_rdma+swiw_nvmeof" \
-		-m "${ours_for_selftests// /,}" -d "$oursdir" -t 1200 > /dev/null 2>&1
+	phase_start ulp-guest
+	"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/ulp" \
+		-j guest_check.sh -a "stock=$STOCK,tests=${ULP_TESTS// /+}" \
+		-m "${ours_for_selftests// /,}" -d "$oursdir" -t 2400 > /dev/null 2>&1
 	rc=$?
-	grep -E '^(not )?ok ' "$out/nvmeof/job.log" 2>/dev/null | sed 's/^/nvmeof guest: /'
-	[ $rc = 0 ] || result fail "nvmeof guest: job exited cleanly (rc $rc)" \
-		"$out/nvmeof/console.log"
-	scan_guest "$out/nvmeof" "nvmeof guest"
+	grep -E '^(not )?ok ' "$out/ulp/job.log" 2>/dev/null | sed 's/^/ulp guest: /'
+	[ $rc = 0 ] || result fail "ulp guest: job exited cleanly (rc $rc)" \
+		"$out/ulp/console.log"
+	scan_guest "$out/ulp" "ulp guest"
 	phase_end
 fi
 
