@@ -66,9 +66,11 @@ test_ucma_fuzz() {
 test_ucma_fuzz_removal() {
 	ucma_fuzz_build || return
 	# shellcheck disable=SC2046	# words on purpose
+	# 45 s (scaled) of commands, the device deleted after 15: make soak
+	# has the long runs.
 	bg fuzz 150 "$T_DIR/ucma_fuzz" -s "$((UCMA_FUZZ_SEED + 1))" \
-		-n 10000000 -t 4 -f 4 -a "$ADDR" -T "$(tmo 30)" $(ucma_fuzz_args)
-	sleep "$(tmo 8)"
+		-n 10000000 -t 4 -f 4 -a "$ADDR" -T "$(tmo 15)" $(ucma_fuzz_args)
+	sleep "$(tmo 5)"
 	run delete 60 rdma link delete "$DEV"
 	expect_rc delete 0
 	dev_exists "$DEV" && fail "$DEV still exists after rdma link delete"
