@@ -208,6 +208,31 @@ static void cma_consumer_reject_data_test(struct kunit *test)
 	len = 0xff;
 	KUNIT_EXPECT_NULL(test, rdma_consumer_reject_data(iwarp, ev, &len));
 	KUNIT_EXPECT_EQ(test, len, 0);
+
+	/* An MPA reject: -ECONNREFUSED, or -ECONNRESET with data (siw). */
+	ev->status = -ECONNREFUSED;
+	len = 0;
+	KUNIT_EXPECT_PTR_EQ(test, rdma_consumer_reject_data(iwarp, ev, &len),
+			    (const void *)pdata);
+	KUNIT_EXPECT_EQ(test, len, sizeof(pdata));
+	ev->status = -ECONNRESET;
+	len = 0;
+	KUNIT_EXPECT_PTR_EQ(test, rdma_consumer_reject_data(iwarp, ev, &len),
+			    (const void *)pdata);
+	KUNIT_EXPECT_EQ(test, len, sizeof(pdata));
+
+	/* A reset with no MPA reply, and a timeout, are no reject. */
+	ev->param.conn.private_data = NULL;
+	ev->param.conn.private_data_len = 0;
+	len = 0xff;
+	KUNIT_EXPECT_NULL(test, rdma_consumer_reject_data(iwarp, ev, &len));
+	KUNIT_EXPECT_EQ(test, len, 0);
+	ev->param.conn.private_data = pdata;
+	ev->param.conn.private_data_len = sizeof(pdata);
+	ev->status = -ETIMEDOUT;
+	len = 0xff;
+	KUNIT_EXPECT_NULL(test, rdma_consumer_reject_data(iwarp, ev, &len));
+	KUNIT_EXPECT_EQ(test, len, 0);
 }
 
 static void cma_read_gids_test(struct kunit *test)

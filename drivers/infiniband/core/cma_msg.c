@@ -79,22 +79,45 @@ const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 }
 EXPORT_SYMBOL(rdma_reject_msg);
 
+/*
+ * Whether a REJECTED event carries the remote consumer's reject: an IB
+ * CM REJ with the consumer-defined reason, or on iWARP an MPA reply with
+ * the reject flag, which iWARP providers report as -ECONNREFUSED and siw
+ * as -ECONNRESET (with the reply's private data; a reset without an MPA
+ * reply has none).
+ */
+static bool cma_is_consumer_reject(struct rdma_cm_id *id,
+				   const struct rdma_cm_event *ev)
+{
+	if (!id->device)
+		return false;
+	if (rdma_ib_or_roce(id->device, id->port_num))
+		return ev->status == IB_CM_REJ_CONSUMER_DEFINED;
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return ev->status == -ECONNREFUSED ||
+		       (ev->status == -ECONNRESET &&
+			ev->param.conn.private_data_len);
+	return false;
+}
+
 /**
  * rdma_consumer_reject_data - Private data carried by a consumer reject.
  * @id: the id that received @ev
  * @ev: an RDMA_CM_EVENT_REJECTED event
  * @data_len: set to the length of the returned data, 0 when there is none
  *
- * Only an IB CM REJ with reason IB_CM_REJ_CONSUMER_DEFINED carries data
- * chosen by the remote consumer; other rejects, and iWARP ones, do not.
+ * A reject chosen by the remote consumer carries its private data: on IB
+ * and RoCE the REJ with reason IB_CM_REJ_CONSUMER_DEFINED, on iWARP the
+ * MPA reply with the reject flag (status -ECONNREFUSED, or -ECONNRESET
+ * from siw).  Other rejects carry none.  ULPs read their reject status
+ * from it (nvme-rdma does).
  *
  * Return: the private data of @ev, or NULL.
  */
 const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 				      struct rdma_cm_event *ev, u8 *data_len)
 {
-	if (id->device && rdma_ib_or_roce(id->device, id->port_num) &&
-	    ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+	if (cma_is_consumer_reject(id, ev)) {
 		*data_len = ev->param.conn.private_data_len;
 		return ev->param.conn.private_data;
 	}

@@ -91,6 +91,10 @@ static bool read;
 module_param(read, bool, 0444);
 MODULE_PARM_DESC(read, "conn: an RDMA READ of the passive side's buffer after the SEND");
 
+static bool rejdata = true;
+module_param(rejdata, bool, 0444);
+MODULE_PARM_DESC(rejdata, "reject: rdma_consumer_reject_data() returns the reject's private data (stock rdma_cm does not on siw)");
+
 static bool any;
 module_param(any, bool, 0444);
 MODULE_PARM_DESC(any, "the connection cases listen on the wildcard address");
@@ -584,6 +588,8 @@ struct kc_conn {
 	struct delayed_work	accept_work;	/* "slow": the late accept */
 	struct rdma_ucm_ece	req_ece;	/* "opts": ECE of the request */
 	struct rdma_ucm_ece	rep_ece;	/* ... and of the reply */
+	char			rej_data[8];	/* "reject": first bytes ... */
+	u8			rej_len;	/* ... of rdma_consumer_reject_data() */
 	int			handler_err;	/* first failure in a handler */
 };
 
@@ -1055,6 +1061,16 @@ static int kc_conn_handler_active(struct rdma_cm_id *id,
 	}
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
 		c->rep_ece = ev->ece;
+	/* What a ULP reads its reject status from (nvme-rdma does). */
+	if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		const void *p = rdma_consumer_reject_data(id, ev, &c->rej_len);
+
+		if (p)
+			memcpy(c->rej_data, p,
+			       min_t(size_t, c->rej_len, sizeof(c->rej_data)));
+		else
+			c->rej_len = 0;
+	}
 	kc_log_add(log, ev);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return kc_conn_removed(container_of(log, struct kc_conn,
@@ -1415,7 +1431,10 @@ static int kc_reject_listen(struct kc_conn *c)
 			   "kc-req", "request");
 }
 
-/* The passive side rejects with private data: REJECTED, data intact. */
+/*
+ * The passive side rejects with private data: REJECTED, data intact in
+ * the event and from rdma_consumer_reject_data().
+ */
 static int kc_reject(void)
 {
 	struct kc_conn *c = kc_conn_alloc();
@@ -1438,6 +1457,13 @@ static int kc_reject(void)
 	      c->handler_err;
 	if (!ret && !c->active.log.status[c->active.log.seen - 1]) {
 		kc_fail("REJECTED with status 0");
+		ret = -EPROTO;
+	}
+	if (!ret && rejdata &&
+	    (c->rej_len < 7 || strncmp(c->rej_data, "kc-rej", 7))) {
+		kc_fail("consumer reject data: %u bytes '%.6s', status %d, expected 'kc-rej'",
+			c->rej_len, c->rej_len ? c->rej_data : "",
+			c->active.log.status[c->active.log.seen - 1]);
 		ret = -EPROTO;
 	}
 	kc_conn_fini(c);

@@ -96,7 +96,8 @@ test_swiw() {
 		kclient_case_at swiw-to-siw conn "$s" port=7454 peer="$ADDR" write=1 read=1 &&
 		kclient_case_at swiw-to-siw-reject reject "$s" port=7455 peer="$ADDR" &&
 		kclient_case_at siw-to-swiw conn "$ADDR" port=7456 peer="$s" write=1 read=1 &&
-		kclient_case_at siw-to-swiw-reject reject "$ADDR" port=7457 peer="$s"
+		kclient_case_at siw-to-swiw-reject reject "$ADDR" port=7457 peer="$s" \
+			rejdata="$([ "$(mod_origin rdma_cm)" = stock ] && echo 0 || echo 1)"
 	swiw_teardown
 	failed && return 1
 
