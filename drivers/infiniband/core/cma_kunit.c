@@ -9,11 +9,14 @@
 #include <linux/bitmap.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/limits.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1450,8 +1453,229 @@ static struct kunit_suite cma_opt_suite = {
 	.test_cases = cma_opt_cases,
 };
 
+/* --- RoCE path parameters ---------------------------------------------- */
+
+static void cma_roce_gid_type_test(struct kunit *test)
+{
+	unsigned long v1v2 = BIT(IB_GID_TYPE_ROCE) |
+			     BIT(IB_GID_TYPE_ROCE_UDP_ENCAP);
+	unsigned long v1 = BIT(IB_GID_TYPE_ROCE);
+
+	/* A routed destination: RoCE v2 whatever the default. */
+	KUNIT_EXPECT_EQ(test, cma_roce_route_gid_type(RDMA_NETWORK_IPV4, v1v2,
+						      IB_GID_TYPE_ROCE),
+			IB_GID_TYPE_ROCE_UDP_ENCAP);
+	KUNIT_EXPECT_EQ(test, cma_roce_route_gid_type(RDMA_NETWORK_IPV6, v1v2,
+						      IB_GID_TYPE_ROCE),
+			IB_GID_TYPE_ROCE_UDP_ENCAP);
+	/* On-link: the default. */
+	KUNIT_EXPECT_EQ(test, cma_roce_route_gid_type(RDMA_NETWORK_IB, v1v2,
+						      IB_GID_TYPE_ROCE),
+			IB_GID_TYPE_ROCE);
+	KUNIT_EXPECT_EQ(test, cma_roce_route_gid_type(RDMA_NETWORK_IB, v1v2,
+						      IB_GID_TYPE_ROCE_UDP_ENCAP),
+			IB_GID_TYPE_ROCE_UDP_ENCAP);
+	/* Never below what the network needs. */
+	KUNIT_EXPECT_EQ(test, cma_roce_route_gid_type(RDMA_NETWORK_ROCE_V1, v1v2,
+						      IB_GID_TYPE_IB),
+			IB_GID_TYPE_ROCE);
+	KUNIT_EXPECT_EQ(test, cma_roce_route_gid_type(RDMA_NETWORK_IPV4, v1,
+						      IB_GID_TYPE_ROCE),
+			IB_GID_TYPE_ROCE_UDP_ENCAP);
+}
+
+/*
+ * Netdevs of our own, registered and stacked as the test says; which of
+ * them count as VLAN devices, and their egress map, is the test's too
+ * (the test kernel has no 802.1Q, and a device flagged as a VLAN would
+ * meet ib_core's netdev notifier).
+ */
+#define CMA_TEST_PRIO		6	/* rt_tos2priority(IPTOS_LOWDELAY) */
+#define CMA_TEST_PCP		5	/* the fake VLANs' egress map */
+
+static struct net_device *cma_test_vlans[4];
+
+static bool cma_test_is_vlan(const struct net_device *dev)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cma_test_vlans); i++)
+		if (cma_test_vlans[i] == dev)
+			return true;
+	return false;
+}
+
+static u8 cma_test_egress_pcp(struct net_device *dev, u8 prio)
+{
+	return prio == CMA_TEST_PRIO ? CMA_TEST_PCP : 0;
+}
+
+static const struct cma_vlan_ops cma_test_vlan_ops = {
+	.is_vlan	= cma_test_is_vlan,
+	.egress_pcp	= cma_test_egress_pcp,
+};
+
+static netdev_tx_t cma_test_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops cma_test_netdev_ops = {
+	.ndo_start_xmit	= cma_test_xmit,
+};
+
+static void cma_test_netdev_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &cma_test_netdev_ops;
+	eth_hw_addr_random(dev);
+}
+
+/* A registered netdev; @tc >= 0 gives it 4 classes, CMA_TEST_PRIO -> @tc. */
+static struct net_device *cma_test_netdev(struct kunit *test, int tc)
+{
+	struct net_device *dev;
+
+	dev = alloc_netdev(0, "cmakt%d", NET_NAME_ENUM, cma_test_netdev_setup);
+	if (!dev)
+		return NULL;
+	if (register_netdev(dev)) {
+		free_netdev(dev);
+		return NULL;
+	}
+	if (tc >= 0) {
+		KUNIT_EXPECT_EQ(test, netdev_set_num_tc(dev, 4), 0);
+		KUNIT_EXPECT_EQ(test,
+				netdev_set_prio_tc_map(dev, CMA_TEST_PRIO, tc),
+				0);
+	}
+	return dev;
+}
+
+static void cma_test_netdev_put(struct net_device *dev)
+{
+	if (!dev)
+		return;
+	netdev_reset_tc(dev);
+	unregister_netdev(dev);
+	free_netdev(dev);
+}
+
+static bool cma_test_link(struct net_device *lower, struct net_device *upper)
+{
+	int ret;
+
+	rtnl_lock();
+	ret = netdev_upper_dev_link(lower, upper, NULL);
+	rtnl_unlock();
+	return !ret;
+}
+
+static void cma_test_unlink(struct net_device *lower, struct net_device *upper)
+{
+	rtnl_lock();
+	netdev_upper_dev_unlink(lower, upper);
+	rtnl_unlock();
+}
+
+static void cma_roce_sl_test(struct kunit *test)
+{
+	/* plain with and without classes */
+	struct net_device *p, *q;
+	/* a VLAN on a device with classes, one on a device without */
+	struct net_device *r, *v, *r2, *v2;
+	/* a bond on that second VLAN; a bond with classes on one with */
+	struct net_device *b, *b2, *l, *b3, *l3;
+	bool vr = false, v2r2 = false, bv2 = false, b2l = false, b3l3 = false;
+
+	p = cma_test_netdev(test, 3);
+	q = cma_test_netdev(test, -1);
+	r = cma_test_netdev(test, 3);
+	v = cma_test_netdev(test, -1);
+	r2 = cma_test_netdev(test, -1);
+	v2 = cma_test_netdev(test, -1);
+	b = cma_test_netdev(test, -1);
+	b2 = cma_test_netdev(test, 2);
+	l = cma_test_netdev(test, 1);
+	b3 = cma_test_netdev(test, 2);
+	l3 = cma_test_netdev(test, -1);
+	if (!p || !q || !r || !v || !r2 || !v2 || !b || !b2 || !l || !b3 ||
+	    !l3) {
+		KUNIT_FAIL(test, "cannot register the test netdevs");
+		goto out;
+	}
+	vr = cma_test_link(r, v);
+	v2r2 = cma_test_link(r2, v2);
+	bv2 = cma_test_link(v2, b);
+	b2l = cma_test_link(l, b2);
+	b3l3 = cma_test_link(l3, b3);
+	if (!vr || !v2r2 || !bv2 || !b2l || !b3l3) {
+		KUNIT_FAIL(test, "cannot stack the test netdevs");
+		goto out;
+	}
+	cma_test_vlans[0] = v;
+	cma_test_vlans[1] = v2;
+
+	/* A device's own classes; none: SL 0. */
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, p,
+					       CMA_TEST_PRIO), 3);
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, q,
+					       CMA_TEST_PRIO), 0);
+	/* A VLAN: its real device's classes, else its egress map. */
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, v,
+					       CMA_TEST_PRIO), 3);
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, v2,
+					       CMA_TEST_PRIO), CMA_TEST_PCP);
+	/* A bond on a VLAN: the VLAN's. */
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, b,
+					       CMA_TEST_PRIO), CMA_TEST_PCP);
+	/* A bond: its lower device decides, with classes or without. */
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, b2,
+					       CMA_TEST_PRIO), 1);
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, b3,
+					       CMA_TEST_PRIO), 0);
+	/* Another priority of a device with classes: its class 0. */
+	KUNIT_EXPECT_EQ(test, cma_roce_prio_sl(&cma_test_vlan_ops, p, 0), 0);
+
+out:
+	memset(cma_test_vlans, 0, sizeof(cma_test_vlans));
+	if (b3l3)
+		cma_test_unlink(l3, b3);
+	if (b2l)
+		cma_test_unlink(l, b2);
+	if (bv2)
+		cma_test_unlink(v2, b);
+	if (v2r2)
+		cma_test_unlink(r2, v2);
+	if (vr)
+		cma_test_unlink(r, v);
+	cma_test_netdev_put(l3);
+	cma_test_netdev_put(b3);
+	cma_test_netdev_put(l);
+	cma_test_netdev_put(b2);
+	cma_test_netdev_put(b);
+	cma_test_netdev_put(v2);
+	cma_test_netdev_put(r2);
+	cma_test_netdev_put(v);
+	cma_test_netdev_put(r);
+	cma_test_netdev_put(q);
+	cma_test_netdev_put(p);
+}
+
+static struct kunit_case cma_roce_cases[] = {
+	KUNIT_CASE(cma_roce_gid_type_test),
+	KUNIT_CASE(cma_roce_sl_test),
+	{}
+};
+
+static struct kunit_suite cma_roce_suite = {
+	.name = "rdma_cm_roce",
+	.test_cases = cma_roce_cases,
+};
+
 kunit_test_suites(&cma_helper_suite, &cma_state_suite, &cma_ps_suite,
-		  &cma_hdr_suite, &cma_opt_suite);
+		  &cma_hdr_suite, &cma_opt_suite, &cma_roce_suite);
 
 MODULE_AUTHOR("rdma_cm project");
 MODULE_DESCRIPTION("KUnit tests for rdma_cm");

@@ -522,6 +522,23 @@ int cma_ib_sidr_rep(struct rdma_id_private *id_priv,
 		    const void *pdata, u8 pdata_len);
 
 /* cma_route.c: route resolution, RoCE path records. */
+/* cma_roce.c: what a RoCE path takes from the netdev stack */
+struct net_device;
+
+struct cma_vlan_ops {
+	bool (*is_vlan)(const struct net_device *dev);
+	/* the VLAN priority a VLAN device's egress map gives @prio */
+	u8 (*egress_pcp)(struct net_device *dev, u8 prio);
+};
+
+extern const struct cma_vlan_ops cma_vlan_ops;
+u8 cma_roce_prio_sl(const struct cma_vlan_ops *ops, struct net_device *ndev,
+		    u8 prio);
+u8 cma_roce_tos_to_sl(struct net_device *ndev, u8 tos);
+enum ib_gid_type cma_roce_route_gid_type(enum rdma_network_type network,
+					 unsigned long supported,
+					 enum ib_gid_type def);
+
 int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path);
 int cma_roce_path_l2(struct rdma_id_private *id_priv, struct sa_path_rec *path);
 void cma_route_reset(struct rdma_id_private *id_priv);

@@ -11,19 +11,6 @@
 /* The packet lifetime of RoCE paths, as stock rdma_cm uses it. */
 #define CMA_ROCE_PACKET_LIFETIME	18
 
-/* The SL a TOS maps to on @ndev: its priority's traffic class. */
-static u8 cma_roce_tos_to_sl(struct net_device *ndev, u8 tos)
-{
-	u8 prio = rt_tos2priority(tos);
-
-	if (ndev->num_tc)
-		return netdev_get_prio_tc_map(ndev, prio);
-	if (is_vlan_dev(ndev))
-		return (vlan_dev_get_egress_qos_mask(ndev, prio) &
-			VLAN_PRIO_MASK) >> VLAN_PRIO_SHIFT;
-	return 0;
-}
-
 /* RoCE v2 flow label: the IPv6 one if set, else a hash of the ports. */
 static __be32 cma_roce_flow_label(struct rdma_id_private *id_priv)
 {
@@ -44,12 +31,16 @@ static __be32 cma_roce_flow_label(struct rdma_id_private *id_priv)
 static void cma_roce_fill_l2(struct rdma_id_private *id_priv,
 			     struct sa_path_rec *path)
 {
-	int gid_type = cma_dev_default_gid_type(id_priv->cma_dev,
-						id_priv->id.port_num);
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	u32 port = id_priv->id.port_num;
+	int def = cma_dev_default_gid_type(id_priv->cma_dev, port);
+	enum ib_gid_type gid_type;
 
-	path->rec_type = sa_conv_gid_to_pathrec_type(gid_type < 0 ?
-						     IB_GID_TYPE_IB :
-						     gid_type);
+	gid_type = cma_roce_route_gid_type(dev_addr->network,
+					   roce_gid_type_mask_support(id_priv->id.device,
+								      port),
+					   def < 0 ? IB_GID_TYPE_IB : def);
+	path->rec_type = sa_conv_gid_to_pathrec_type(gid_type);
 	path->roce.route_resolved = true;
 	sa_path_set_dmac(path, id_priv->id.route.addr.dev_addr.dst_dev_addr);
 }
