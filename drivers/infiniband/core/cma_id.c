@@ -411,13 +411,37 @@ void cma_id_exit(void)
 	destroy_workqueue(cma_wq);
 }
 
+/*
+ * End the query an id removed from its device had in flight in @state,
+ * so that nothing of it runs while the consumer keeps the id; destroy
+ * cancels again, which finds nothing.  Called without handler_mutex:
+ * the cancels wait for a running callback, which takes it.
+ */
+static void cma_cancel_query(struct rdma_id_private *id_priv,
+			     enum rdma_cm_state state)
+{
+	switch (state) {
+	case RDMA_CM_ADDR_QUERY:
+		if (id_priv->used_resolve_ip)
+			rdma_addr_cancel(&id_priv->id.route.addr.dev_addr);
+		break;
+	case RDMA_CM_ROUTE_QUERY:
+		/* An SA path query; RoCE and iWARP routes query nobody. */
+		cma_sa_cancel(id_priv);
+		break;
+	default:
+		break;
+	}
+}
+
 /**
  * cma_remove_id - Tell an id that its device is going away.
  * @id_priv: the id, taken off its device's list with a reference that
  *	this function drops
  *
  * DEVICE_REMOVAL is the id's last event.  An id already being destroyed
- * gets nothing.
+ * gets nothing.  An address or route query in flight is cancelled, by
+ * the destroy when the handler returns non-zero, here otherwise.
  */
 void cma_remove_id(struct rdma_id_private *id_priv)
 {
@@ -441,7 +465,15 @@ void cma_remove_id(struct rdma_id_private *id_priv)
 		}
 		return;
 	}
-	cma_deliver_put_unlock(id_priv, &event);
+	if (cma_deliver(id_priv, &event)) {
+		cma_id_put(id_priv);
+		cma_destroy_handler_unlock(id_priv);
+		return;
+	}
+	mutex_unlock(&id_priv->handler_mutex);
+	/* Our reference keeps the id while a racing destroy waits for it. */
+	cma_cancel_query(id_priv, state);
+	cma_id_put(id_priv);
 }
 
 /**

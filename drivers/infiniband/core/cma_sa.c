@@ -193,10 +193,10 @@ int cma_sa_resolve_route(struct rdma_id_private *id_priv,
 
 /**
  * cma_sa_cancel - Cancel the id's path query, if one is in flight.
- * @id_priv: the id, being destroyed
+ * @id_priv: the id, being destroyed or removed from its device
  *
  * The query's callback still runs (with -EINTR) and its work finds the
- * id destroyed; destroy waits for the reference it holds.
+ * id destroyed or removed; destroy waits for the reference it holds.
  */
 void cma_sa_cancel(struct rdma_id_private *id_priv)
 {

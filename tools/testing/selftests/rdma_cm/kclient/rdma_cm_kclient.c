@@ -9,7 +9,8 @@
  * an id bound until the module is removed and records the events it
  * gets in the "events" parameter, for device removal tests; "holdroute"
  * keeps an id with a resolved route to "dst" the same way, for the
- * neighbour watch.  The
+ * neighbour watch, and "holdquery" one still resolving "dst", for device
+ * removal in ADDR_QUERY ("keep": the handler keeps it then).  The
  * connection cases ("conn", "reject", "refused") connect the device to
  * itself: a listener and an active id on "addr", a QP on each side;
  * with "peer", the listener is on that address instead, with its own
@@ -37,7 +38,7 @@
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, holdroute, conn, reject, refused, holdconn, ud or mcast");
+MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, holdroute, holdquery, conn, reject, refused, holdconn, ud or mcast");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -45,7 +46,7 @@ MODULE_PARM_DESC(addr, "local IPv4 address of the device under test");
 
 static char *dst = "";
 module_param(dst, charp, 0444);
-MODULE_PARM_DESC(dst, "holdroute: the destination whose route the id holds");
+MODULE_PARM_DESC(dst, "holdroute, holdquery: the destination whose route the id holds, or resolves");
 
 static char *peer = "";
 module_param(peer, charp, 0444);
@@ -99,6 +100,10 @@ static bool any;
 module_param(any, bool, 0444);
 MODULE_PARM_DESC(any, "the connection cases listen on the wildcard address");
 
+static bool keep;
+module_param(keep, bool, 0444);
+MODULE_PARM_DESC(keep, "hold cases: the handler keeps the id at DEVICE_REMOVAL (returns 0); the module's removal destroys it");
+
 static char events[256];
 module_param_string(events, events, sizeof(events), 0444);
 MODULE_PARM_DESC(events, "events the held id got, space separated");
@@ -130,7 +135,7 @@ static int kc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		strlcat(events, ";", sizeof(events));
 	}
 	complete(&kc->done);
-	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL && !(kc == &held && keep)) {
 		/* Non-zero: rdma_cm destroys the id for us. */
 		kc->removed = true;
 		return 1;
@@ -543,6 +548,43 @@ static int kc_holdroute(void)
 	events[0] = '\0';
 	return 0;
 }
+
+/*
+ * An id bound to addr, resolving @dst (which never answers ARP) with a
+ * minute to go, kept until the module is removed: for device removal in
+ * ADDR_QUERY.  "dsthw" shows the hardware address the id got.
+ */
+static int kc_holdquery(void)
+{
+	struct sockaddr_in sin;
+	int ret;
+
+	ret = kc_create_bound(&held, &sin) ?: kc_sin(&sin, dst, port) ?:
+	      kc_expect("resolve",
+			rdma_resolve_addr(held.id, NULL, (struct sockaddr *)&sin,
+					  60000), 0);
+	if (ret) {
+		kc_destroy(&held);
+		return ret;
+	}
+	events[0] = '\0';
+	return 0;
+}
+
+static int kc_dsthw_get(char *buf, const struct kernel_param *kp)
+{
+	if (IS_ERR_OR_NULL(held.id))
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%pM\n",
+			  held.id->route.addr.dev_addr.dst_dev_addr);
+}
+
+static const struct kernel_param_ops kc_dsthw_ops = {
+	.get	= kc_dsthw_get,
+};
+
+module_param_cb(dsthw, &kc_dsthw_ops, NULL, 0444);
+MODULE_PARM_DESC(dsthw, "the destination hardware address of the held id");
 
 /*
  * The connection cases.  Events of the listener and of the passive id
@@ -1513,6 +1555,8 @@ static int __init kc_init(void)
 		ret = kc_hold();
 	else if (!strcmp(test, "holdroute"))
 		ret = kc_holdroute();
+	else if (!strcmp(test, "holdquery"))
+		ret = kc_holdquery();
 	else if (!strcmp(test, "conn"))
 		ret = kc_conn();
 	else if (!strcmp(test, "reject"))

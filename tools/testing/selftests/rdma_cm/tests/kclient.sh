@@ -7,7 +7,8 @@
 # a SEND, disconnect; a specific and a wildcard listener; reject with
 # private data, which rdma_consumer_reject_data() returns; a port nobody listens on), the neighbour watch of a RoCE
 # route (UNREACHABLE when the peer's hardware address changes), bonding
-# failover (ADDR_CHANGE to an id bound to the bond), and an
+# failover (ADDR_CHANGE to an id bound to the bond), device removal of
+# an id in ADDR_QUERY (its address request ends with it), and an
 # id that `rdma link delete` removes: `rdma res show cm_id` lists it,
 # DEVICE_REMOVAL reaches it, the delete completes.  The device is set up
 # again afterwards.
@@ -171,6 +172,67 @@ kclient_bond() { # LABEL
 	return 0
 }
 
+# Device removal in ADDR_QUERY: an id on its own device (${T}q0 on a
+# veth, kcq0, whose peer answers no ARP) resolves KC_Q_DST with a minute
+# to go, and its handler keeps it at DEVICE_REMOVAL (the delete then
+# waits for the id's destroy).  Once the id has its DEVICE_REMOVAL, the
+# neighbour entry becomes valid: the address request must be gone, so
+# nothing writes the hardware address into the removed id and no
+# further event comes; removing the module destroys the id and the
+# delete completes.
+KC_Q_ADDR=10.0.6.1
+KC_Q_DST=10.0.6.2
+KC_Q_HW=02:00:00:00:00:77
+
+kclient_query_down() {
+	mod_present rdma_cm_kclient && rmmod rdma_cm_kclient
+	[ -n "${PID[$1-delete]}" ] && wait_bg "$1-delete" 30
+	dev_exists "${T}q0" && rdma link delete "${T}q0"
+	ip link del kcq0 2> /dev/null
+}
+
+kclient_query() { # LABEL
+	local l=$1 ev hw i
+
+	run "$l-qveth" 30 sh -ec "
+		ip link add kcq0 type veth peer name kcq1
+		ip addr add $KC_Q_ADDR/24 dev kcq0
+		ip link set kcq0 up
+		ip link set kcq1 up
+		rdma link add ${T}q0 type $T netdev kcq0"
+	expect_rc "$l-qveth" 0
+	failed && { kclient_query_down "$l"; return 1; }
+	for i in $(seq 20); do
+		rdma link show "${T}q0/1" 2> /dev/null | grep -q 'state ACTIVE' && break
+		nap 0.5
+	done
+	run "$l-holdquery" 60 insmod "$KCLIENT" test=holdquery addr="$KC_Q_ADDR" \
+		dst="$KC_Q_DST" port=7395 keep=1
+	expect_rc "$l-holdquery" 0
+	failed && { kclient_query_down "$l"; return 1; }
+	bg "$l-delete" 60 rdma link delete "${T}q0"
+	ev=$(kclient_held_events)
+	[ "$ev" = "device removal;" ] ||
+		fail "$l: the resolving id got '$ev' at device removal, expected 'device removal;'"
+	run "$l-qneigh" 30 ip neigh replace "$KC_Q_DST" lladdr "$KC_Q_HW" \
+		dev kcq0 nud permanent
+	expect_rc "$l-qneigh" 0
+	nap 2
+	hw=$(cat /sys/module/rdma_cm_kclient/parameters/dsthw)
+	[ "$hw" = 00:00:00:00:00:00 ] ||
+		fail "$l: the removed id's address request ran on: it got hardware address $hw"
+	ev=$(cat /sys/module/rdma_cm_kclient/parameters/events)
+	[ "$ev" = "device removal;" ] ||
+		fail "$l: the removed id got '$ev', expected only DEVICE_REMOVAL"
+	run "$l-rmmod-query" 30 rmmod rdma_cm_kclient
+	expect_rc "$l-rmmod-query" 0
+	wait_bg "$l-delete" 60
+	expect_rc "$l-delete" 0
+	kclient_query_down "$l"
+	failed && return 1
+	return 0
+}
+
 kclient_cases() { # LABEL
 	local l=$1 ev
 
@@ -214,6 +276,7 @@ kclient_cases() { # LABEL
 
 	kclient_neigh "$l" || return
 	kclient_bond "$l" || return
+	kclient_query "$l" || return
 
 	run "$l-hold" 60 insmod "$KCLIENT" test=hold addr="$ADDR" port=7320
 	expect_rc "$l-hold" 0
