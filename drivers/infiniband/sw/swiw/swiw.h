@@ -101,6 +101,7 @@ struct swiw_cq {
 	u32 head;			/* free running: next to fill */
 	u32 tail;			/* free running: next to poll */
 	u8 armed;			/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	bool overflowed;		/* IB_EVENT_CQ_ERR reported */
 	/* A user CQ: the ring libsiw polls instead of wc. */
 	struct siw_cqe *ucqe;
 	struct siw_cq_ctrl *uctrl;

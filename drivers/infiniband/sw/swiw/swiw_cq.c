@@ -107,14 +107,18 @@ int swiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * @wc: the completion
  * @solicited: it completes a solicited event
  *
- * An overflow loses the completion and reports IB_EVENT_CQ_ERR, as a
- * hardware CQ would.
+ * An overflow loses the completion.  The first one reports
+ * IB_EVENT_CQ_ERR, as a hardware CQ that goes to error would; later ones
+ * report nothing.  uverbs queues every event until the process reads it,
+ * so an event per lost completion would let a process that fills its
+ * rings and never polls or reads its events grow kernel memory without
+ * bound, one allocation per doorbell.
  *
  * Return: false on an overflow.
  */
 bool swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 {
-	bool notify = false, overflow = false;
+	bool notify = false, overflow = false, report = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&cq->lock, flags);
@@ -130,9 +134,13 @@ bool swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 		if (notify)
 			cq->armed = 0;
 	}
+	if (overflow && !cq->overflowed) {
+		cq->overflowed = true;
+		report = true;
+	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 
-	if (overflow && cq->ibcq.event_handler) {
+	if (report && cq->ibcq.event_handler) {
 		struct ib_event ev = {
 			.device = cq->ibcq.device,
 			.event = IB_EVENT_CQ_ERR,
