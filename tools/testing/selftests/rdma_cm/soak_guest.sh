@@ -32,6 +32,12 @@
 #                   swiw_rx_kunit.ko) over SWIW_RX_STREAMS streams, seed
 #                   SWIW_RX_SEED; make check runs its default 1000
 #
+# and in the siw pass, on our stack:
+#
+#   siw.swiw_ring   swiw_ring_fuzz (tests/swiw.sh) on swiw0 with user
+#                   verbs for SWIW_RING_SECONDS, seed SWIW_RING_SEED;
+#                   make check runs 60 s with the time as the seed
+#
 # Arguments (comma-separated by init): NAME=VALUE for the names above.
 set -u
 
@@ -41,6 +47,8 @@ set -u
 . "$SELFTEST_DIR/tests/ucma_fuzz.sh"
 # shellcheck source=tests/ucmatose.sh
 . "$SELFTEST_DIR/tests/ucmatose.sh"
+# shellcheck source=tests/swiw.sh
+. "$SELFTEST_DIR/tests/swiw.sh"
 
 TRANSPORTS="rxe siw"
 FUZZ_COMMANDS=1000000 FUZZ_SEED=1 FUZZ_SECONDS=1800
@@ -55,10 +63,11 @@ UCMA_CONNS=1000 UCMA_PAR=8
 DIFF_COMMANDS=20000 DIFF_SEED=1
 MPA_FUZZ_FRAMES=1000000 MPA_FUZZ_SEED=1
 SWIW_RX_STREAMS=20000 SWIW_RX_SEED=1
+SWIW_RING_SECONDS=1200 SWIW_RING_SEED=1
 perf_args "TRANSPORTS FUZZ_COMMANDS FUZZ_SEED FUZZ_SECONDS CMTIME_RXE
 	   CMTIME_RXE_PER CMTIME_SIW CMTIME_SIW_PAR CMTIME_SECONDS UCMA_CONNS UCMA_PAR DIFF_COMMANDS
 	   DIFF_SEED MPA_FUZZ_FRAMES MPA_FUZZ_SEED SWIW_RX_STREAMS
-	   SWIW_RX_SEED" "$@"
+	   SWIW_RX_SEED SWIW_RING_SECONDS SWIW_RING_SEED" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }
 
 # The strict differential leaves out what starts or waits on asynchronous
@@ -271,10 +280,23 @@ soak_swiw_rx_fuzz() {
 		"$SWIW_RX_SEED" "FPDU streams"
 }
 
+# The ring fuzzer on swiw0, next to the transport's device.
+soak_swiw_ring() {
+	swiw_usable || return
+	swiw_ring_fuzz_build "$BIN" || return
+	swiw_setup user_verbs=1 || return 1
+	swiw_ring_fuzz_run swiw-ringfuzz "$SWIW_RING_SEED" \
+		"$SWIW_RING_SECONDS" 7490 "$BIN"
+	swiw_teardown
+	! failed
+}
+
 PLAN=(build mpa.fuzz swiw_rx.fuzz)
 for t in $TRANSPORTS; do
-	PLAN+=("$t.up" "$t.fuzz" "$t.cmtime" "$t.ucmatose" "$t.down"
-	       "$t.diff.stock" "$t.diff.ours" "$t.diff.strict" "$t.diff.full")
+	PLAN+=("$t.up" "$t.fuzz" "$t.cmtime" "$t.ucmatose")
+	[ "$t" = siw ] && PLAN+=("$t.swiw_ring")
+	PLAN+=("$t.down" "$t.diff.stock" "$t.diff.ours" "$t.diff.strict"
+	       "$t.diff.full")
 done
 PLAN+=(stack.unload)
 perf_start "$PERF_RESULTS/work-soak" ${#PLAN[@]}
@@ -289,11 +311,13 @@ for t in $TRANSPORTS; do
 		run_case "$t.fuzz" soak_fuzz
 		run_case "$t.cmtime" soak_cmtime
 		run_case "$t.ucmatose" soak_ucmatose
+		[ "$t" = siw ] && run_case "$t.swiw_ring" soak_swiw_ring
 	else
 		[ $BUILD_OK = 1 ] || case_not_run "$t.up" "build failed"
 		case_not_run "$t.fuzz" "$t.up failed"
 		case_not_run "$t.cmtime" "$t.up failed"
 		case_not_run "$t.ucmatose" "$t.up failed"
+		[ "$t" = siw ] && case_not_run "$t.swiw_ring" "$t.up failed"
 	fi
 	run_case "$t.down" stack_down
 	for o in stock ours; do

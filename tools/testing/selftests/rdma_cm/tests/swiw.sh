@@ -134,6 +134,52 @@ test_swiw() {
 	swiw_teardown
 }
 
+# swiw_ring_fuzz.c: a hostile process on the rings it maps (its send,
+# receive and completion rings, doorbells, state changes, deregistration
+# and destroy under requests in flight, children killed with all open)
+# for RDMACM_SWIW_FUZZ_SECONDS (default 60) on swiw0 with user verbs.
+# Pass: the fuzzer ends by itself with "0 check failures" (completions
+# name requests that were posted, never-connected QPs only flush, no
+# byte outside what an STag grants is written, a canary SEND, WRITE and
+# READ keep their data) and the harness finds no splat.  The seed is
+# the time unless RDMACM_SWIW_FUZZ_SEED says; the log names it, and a
+# failure names the round: swiw_ring_fuzz -s SEED -R ROUND -n 1.
+test_swiw_ring_fuzz() {
+	local seed=${RDMACM_SWIW_FUZZ_SEED:-$(date +%s)}
+	local secs=${RDMACM_SWIW_FUZZ_SECONDS:-60}
+
+	swiw_usable || return
+	swiw_ring_fuzz_build "$T_DIR" || return
+	swiw_setup user_verbs=1 || return 1
+	info "swiw_ring_fuzz seed $seed, $secs s"
+	swiw_ring_fuzz_run swiw-ringfuzz "$seed" "$secs" 7490
+	swiw_teardown
+	! failed
+}
+
+swiw_ring_fuzz_build() { # DIR
+	if ! command -v gcc > /dev/null; then
+		skip "no gcc to build swiw_ring_fuzz"
+		return 1
+	fi
+	run swiw-ringfuzz-build 120 gcc -O2 -Wall -o "$1/swiw_ring_fuzz" \
+		"$SELFTEST_DIR/swiw_ring_fuzz.c" -libverbs -lrdmacm
+	if [ "${RC[swiw-ringfuzz-build]}" != 0 ]; then
+		fail "cannot build swiw_ring_fuzz: $(rc_text swiw-ringfuzz-build)"
+		return 1
+	fi
+}
+
+# Its -t bounds when the last round starts; a round has 120 s (the
+# fuzzer's own alarm), so the timeout leaves room for one.
+swiw_ring_fuzz_run() { # NAME SEED SECONDS PORT [BIN]
+	run "$1" $(($3 + 300)) "${5:-$T_DIR}/swiw_ring_fuzz" -d "$SWIW_DEV" \
+		-a "$SWIW_ADDR" -p "$4" -s "$2" -t "$3"
+	expect_rc "$1" 0
+	expect_out "$1" ' 0 check failures$'
+	label "$(grep -m1 -o '[0-9]* rounds, .*' "$1.out")"
+}
+
 # tests/cm_probe.sh's qp_owner with both processes on swiw0: here iw_cm's
 # host-integrated connect and accept bind the QP.  Like qp_owner it needs
 # our rdma_cm, which refuses the other process's QP.
