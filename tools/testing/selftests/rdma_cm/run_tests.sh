@@ -197,8 +197,9 @@ kunit_suites() {
 	done
 }
 
-# insmod runs the module's suites (their KTAP goes to the kernel log);
-# here: the module loads and unloads, and what debugfs says per suite.
+# insmod runs the module's suites (their KTAP goes to the kernel log,
+# which make check counts case by case); here: the module loads and
+# unloads, and no suite of it says "not ok" in debugfs.
 kunit_module() { # KO
 	local ko=$1 mod s before=() after=()
 
@@ -213,7 +214,7 @@ kunit_module() { # KO
 	for s in "${after[@]}"; do
 		in_list "$s" "${before[*]}" && continue
 		if grep -q '^[[:space:]]*not ok' "/sys/kernel/debug/kunit/$s/results" 2> /dev/null; then
-			info "kunit suite $s reports failures (see the kernel log)"
+			fail "kunit suite $s reports failures (see the kernel log)"
 		else
 			info "kunit suite $s: no failures"
 		fi
