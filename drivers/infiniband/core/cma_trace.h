@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * rdma_cm's tracepoints.  The system, the event names, the fields and the
- * output formats are those of Linux 6.1's rdma_cm, so that perf, trace-cmd
- * and bpftrace scripts written for it work on ours.
+ * rdma_cm's tracepoints.  The system, the event names, the event class
+ * names, the fields and the output formats are those of Linux 6.1's
+ * rdma_cm, so that perf, trace-cmd and bpftrace scripts written for it
+ * work on ours: BPF programs name an event's record by its class, as
+ * struct trace_event_raw_<class> in the module's BTF.
  */
 #ifndef _CMA_TRACE_ADDRS
 #define _CMA_TRACE_ADDRS
@@ -33,7 +35,7 @@ static inline void cma_trace_addrs(unsigned char *src, unsigned char *dst,
 #include <trace/misc/rdma.h>
 
 /* A step of a connection: cm.id, TOS, addresses. */
-DECLARE_EVENT_CLASS(cma_step,
+DECLARE_EVENT_CLASS(cma_fsm_class,
 		    TP_PROTO(const struct rdma_id_private *id_priv),
 		    TP_ARGS(id_priv),
 		    TP_STRUCT__entry(__field(u32, cm_id)
@@ -48,23 +50,23 @@ DECLARE_EVENT_CLASS(cma_step,
 			      __entry->cm_id, __entry->srcaddr,
 			      __entry->dstaddr, __entry->tos));
 
-DEFINE_EVENT(cma_step, cm_send_rtu,
+DEFINE_EVENT(cma_fsm_class, cm_send_rtu,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_send_rej,
+DEFINE_EVENT(cma_fsm_class, cm_send_rej,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_send_mra,
+DEFINE_EVENT(cma_fsm_class, cm_send_mra,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_send_sidr_req,
+DEFINE_EVENT(cma_fsm_class, cm_send_sidr_req,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_send_sidr_rep,
+DEFINE_EVENT(cma_fsm_class, cm_send_sidr_rep,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_disconnect,
+DEFINE_EVENT(cma_fsm_class, cm_disconnect,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_sent_drep,
+DEFINE_EVENT(cma_fsm_class, cm_sent_drep,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_sent_dreq,
+DEFINE_EVENT(cma_fsm_class, cm_sent_dreq,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_step, cm_id_destroy,
+DEFINE_EVENT(cma_fsm_class, cm_id_destroy,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
 
 /* An id attached to a device. */
@@ -85,7 +87,7 @@ TRACE_EVENT(cm_id_attach,
 		      __get_str(devname)));
 
 /* A step that involves the id's QP: the above and its number. */
-DECLARE_EVENT_CLASS(cma_qp_step,
+DECLARE_EVENT_CLASS(cma_qp_class,
 		    TP_PROTO(const struct rdma_id_private *id_priv),
 		    TP_ARGS(id_priv),
 		    TP_STRUCT__entry(__field(u32, cm_id)
@@ -103,11 +105,11 @@ DECLARE_EVENT_CLASS(cma_qp_step,
 			      __entry->dstaddr, __entry->tos,
 			      __entry->qp_num));
 
-DEFINE_EVENT(cma_qp_step, cm_send_req,
+DEFINE_EVENT(cma_qp_class, cm_send_req,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_qp_step, cm_send_rep,
+DEFINE_EVENT(cma_qp_class, cm_send_rep,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
-DEFINE_EVENT(cma_qp_step, cm_qp_destroy,
+DEFINE_EVENT(cma_qp_class, cm_qp_destroy,
 	     TP_PROTO(const struct rdma_id_private *id_priv), TP_ARGS(id_priv));
 
 /* QP type names for the output; their values exported to the tools. */
@@ -228,16 +230,16 @@ TRACE_EVENT(cm_event_done,
 		      __entry->result));
 
 /* A device coming to or going from rdma_cm's client. */
-DECLARE_EVENT_CLASS(cma_device,
+DECLARE_EVENT_CLASS(cma_client_class,
 		    TP_PROTO(const struct ib_device *device),
 		    TP_ARGS(device),
 		    TP_STRUCT__entry(__string(name, device->name)),
 		    TP_fast_assign(__assign_str(name, device->name);),
 		    TP_printk("device name=%s", __get_str(name)));
 
-DEFINE_EVENT(cma_device, cm_add_one,
+DEFINE_EVENT(cma_client_class, cm_add_one,
 	     TP_PROTO(const struct ib_device *device), TP_ARGS(device));
-DEFINE_EVENT(cma_device, cm_remove_one,
+DEFINE_EVENT(cma_client_class, cm_remove_one,
 	     TP_PROTO(const struct ib_device *device), TP_ARGS(device));
 
 #endif /* _CMA_TRACE_H */

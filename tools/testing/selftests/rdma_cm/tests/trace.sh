@@ -2,7 +2,11 @@
 #
 # trace: rdma_cm's tracepoints, system rdma_cma, as perf, trace-cmd and
 # bpftrace scripts written for stock Linux 6.1 use them.
-#  - the system has exactly stock's 19 events;
+#  - the system has exactly stock's 19 events, made of stock's event
+#    classes: BPF programs name an event's record by its class (struct
+#    trace_event_raw_<class> in the module's BTF); the names are read
+#    from /proc/kallsyms, as the class's trace_raw_output_<class>.  Ours
+#    named three of them cma_step, cma_qp_step and cma_device before.
 #  - on our rdma_cm, every event's format file (fields, types, offsets,
 #    print format; not the event's number) equals stock rdma_cm's, read
 #    after loading the stock module in its place;
@@ -20,7 +24,15 @@ TRACE_EVENTS="cm_add_one cm_disconnect cm_event_done cm_event_handler
 cm_id_attach cm_id_destroy cm_qp_create cm_qp_destroy cm_remove_one
 cm_req_handler cm_send_mra cm_send_rej cm_send_rep cm_send_req cm_send_rtu
 cm_send_sidr_rep cm_send_sidr_req cm_sent_drep cm_sent_dreq"
+TRACE_CLASSES="cm_event_done cm_event_handler cm_id_attach cm_qp_create
+cm_req_handler cma_client_class cma_fsm_class cma_qp_class"
 TRACE_FS=/sys/kernel/tracing
+
+# The event classes of the loaded rdma_cm, by their output functions.
+trace_classes() {
+	sed -n 's/^[0-9a-f]* [tT] trace_raw_output_\([a-z0-9_]*\)\t\[rdma_cm\]$/\1/p' \
+		/proc/kallsyms | sort | xargs
+}
 
 # Every rdma_cma event's format, without its number.
 trace_formats() {
@@ -63,6 +75,12 @@ test_trace() {
 		-printf '%f\n' | sort | xargs)
 	[ "$ev" = "$(echo $TRACE_EVENTS)" ] ||
 		fail "rdma_cma events: '$ev', expected '$(echo $TRACE_EVENTS)'"
+	ev=$(trace_classes)
+	if [ -z "$ev" ]; then
+		info "no trace_raw_output_* of rdma_cm in /proc/kallsyms: classes not checked"
+	elif [ "$ev" != "$(echo $TRACE_CLASSES)" ]; then
+		fail "rdma_cma event classes: '$ev', expected '$(echo $TRACE_CLASSES)'"
+	fi
 
 	if [ "$(mod_origin rdma_cm)" = ours ]; then
 		trace_formats > formats.ours
