@@ -686,6 +686,14 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 
 	mutex_lock(&listener->handler_mutex);
 	trace_cm_req_handler(listener, ib_event->event);
+	/*
+	 * Another QP type than the listener's: never the consumer's to
+	 * see.  ib_cm answers the error with a REJ (consumer defined), or
+	 * a SIDR REP with status reject.
+	 */
+	ret = -EINVAL;
+	if (!cma_opt_req_qp_type(listener->id.qp_type, qp_type))
+		goto out;
 	ret = -ECONNABORTED;
 	if (READ_ONCE(listener->state) != RDMA_CM_LISTEN)
 		goto out;

@@ -1441,10 +1441,33 @@ static void cma_opt_qp_test(struct kunit *test)
 			-EINVAL);
 }
 
+/*
+ * Which requests a listener takes by QP type: a REQ carries its QP's
+ * transport service type, a SIDR REQ is for UD.  An RC listener takes
+ * no UC REQ and no SIDR REQ, a UD listener no REQ.
+ */
+static void cma_opt_req_qp_type_test(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, cma_opt_req_qp_type(IB_QPT_RC, IB_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, cma_opt_req_qp_type(IB_QPT_UD, IB_QPT_UD));
+	KUNIT_EXPECT_TRUE(test, cma_opt_req_qp_type(IB_QPT_UC, IB_QPT_UC));
+	KUNIT_EXPECT_TRUE(test, cma_opt_req_qp_type(IB_QPT_XRC_TGT,
+						    IB_QPT_XRC_TGT));
+	KUNIT_EXPECT_FALSE(test, cma_opt_req_qp_type(IB_QPT_RC, IB_QPT_UD));
+	KUNIT_EXPECT_FALSE(test, cma_opt_req_qp_type(IB_QPT_RC, IB_QPT_UC));
+	KUNIT_EXPECT_FALSE(test, cma_opt_req_qp_type(IB_QPT_UD, IB_QPT_RC));
+	KUNIT_EXPECT_FALSE(test, cma_opt_req_qp_type(IB_QPT_UD, IB_QPT_UC));
+	KUNIT_EXPECT_FALSE(test, cma_opt_req_qp_type(IB_QPT_UC, IB_QPT_RC));
+	/* QP type 0 takes any. */
+	KUNIT_EXPECT_TRUE(test, cma_opt_req_qp_type(0, IB_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, cma_opt_req_qp_type(0, IB_QPT_UD));
+}
+
 static struct kunit_case cma_opt_cases[] = {
 	KUNIT_CASE(cma_opt_reuseaddr_test),
 	KUNIT_CASE(cma_opt_afonly_test),
 	KUNIT_CASE(cma_opt_qp_test),
+	KUNIT_CASE(cma_opt_req_qp_type_test),
 	{}
 };
 

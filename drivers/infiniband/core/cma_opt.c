@@ -76,3 +76,22 @@ int cma_opt_check_min_rnr_timer(enum ib_qp_type qp_type, u8 min_rnr_timer)
 		return 0;
 	return -EINVAL;
 }
+
+/**
+ * cma_opt_req_qp_type - Whether a listener takes a request for a QP type.
+ * @listener: the listener's QP type
+ * @req: the request's: a REQ's transport service type (RC, UC, XRC), or
+ *	IB_QPT_UD for a SIDR REQ
+ *
+ * A listener takes requests for its own QP type only: no UC REQ or SIDR
+ * REQ reaches an RC listener, no REQ a UD listener, so that the passive
+ * id the consumer accepts on is of the type it listens for.  An id of
+ * QP type 0 (IB_QPT_SMI, which no connection uses) takes any, as
+ * consumers of stock rdma_cm may rely on.
+ *
+ * Return: true if @listener takes the request.
+ */
+bool cma_opt_req_qp_type(enum ib_qp_type listener, enum ib_qp_type req)
+{
+	return !listener || listener == req;
+}

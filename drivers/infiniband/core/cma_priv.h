@@ -665,6 +665,7 @@ int cma_opt_check_reuseaddr(enum rdma_cm_state state, int reuse);
 int cma_opt_check_afonly(enum rdma_cm_state state);
 int cma_opt_check_ack_timeout(enum ib_qp_type qp_type);
 int cma_opt_check_min_rnr_timer(enum ib_qp_type qp_type, u8 min_rnr_timer);
+bool cma_opt_req_qp_type(enum ib_qp_type listener, enum ib_qp_type req);
 
 #if IS_ENABLED(CONFIG_INFINIBAND_ADDR_TRANS_CONFIGFS)
 int __init cma_configfs_init(void);

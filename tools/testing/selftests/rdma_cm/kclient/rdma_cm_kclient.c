@@ -38,7 +38,7 @@
 
 static char *test = "";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, holdroute, holdquery, conn, reject, refused, holdconn, ud or mcast");
+MODULE_PARM_DESC(test, "case: bind, resolve, route, qp, hold, holdroute, holdquery, conn, reject, refused, holdconn, ud, mcast or qptype");
 
 static char *addr = "";
 module_param(addr, charp, 0444);
@@ -181,6 +181,24 @@ static int kc_expect(const char *what, int got, int want)
 		return 0;
 	kc_fail("%s returned %d, expected %d", what, got, want);
 	return -EPROTO;
+}
+
+/* Wait for @kc's next event and check it is @want. */
+static int kc_wait(struct kc_id *kc, enum rdma_cm_event_type want,
+		   const char *what)
+{
+	if (!wait_for_completion_timeout(&kc->done, 30 * HZ)) {
+		kc_fail("%s: no event in 30 s", what);
+		return -ETIMEDOUT;
+	}
+	reinit_completion(&kc->done);
+	if (kc->event != want) {
+		kc_fail("%s: %s (status %d), expected %s", what,
+			rdma_event_msg(kc->event), kc->status,
+			rdma_event_msg(want));
+		return -EPROTO;
+	}
+	return 0;
 }
 
 /* Create @kc and bind it to addr:port, filling @sin with that address. */
@@ -353,24 +371,6 @@ static int kc_resolve(void)
 out:
 	kc_destroy(&kc);
 	return ret;
-}
-
-/* Wait for @kc's next event and check it is @want. */
-static int kc_wait(struct kc_id *kc, enum rdma_cm_event_type want,
-		   const char *what)
-{
-	if (!wait_for_completion_timeout(&kc->done, 30 * HZ)) {
-		kc_fail("%s: no event in 30 s", what);
-		return -ETIMEDOUT;
-	}
-	reinit_completion(&kc->done);
-	if (kc->event != want) {
-		kc_fail("%s: %s (status %d), expected %s", what,
-			rdma_event_msg(kc->event), kc->status,
-			rdma_event_msg(want));
-		return -EPROTO;
-	}
-	return 0;
 }
 
 /*
@@ -1539,6 +1539,114 @@ out:
 	return ret;
 }
 
+/*
+ * "qptype": a request for another QP type than the listener's is refused
+ * before the listener's consumer sees it, with what ib_cm answers a
+ * request handler's error with: a SIDR REP with the reject status
+ * (UNREACHABLE, status 1) or a REJ, consumer defined (REJECTED, status
+ * 28).  An RC listener of the TCP port space gets a SIDR REQ from a UD
+ * id and a REQ from a UC id, a UD listener of the UDP port space a REQ
+ * from an RC id.  (The IPoIB port space needs an IB port.)
+ */
+struct kc_qpt_listener {
+	struct rdma_cm_id	*id;
+	atomic_t		requests;
+};
+
+static int kc_qpt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct kc_qpt_listener *l = id->context;
+
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	atomic_inc(&l->requests);
+	kc_fail("listener of QP type %d got a request for QP type %d",
+		l->id->qp_type, id->qp_type);
+	return 1;	/* refuse it: rdma_cm destroys the new id */
+}
+
+static int kc_qpt_listen(struct kc_qpt_listener *l,
+			 enum rdma_ucm_port_space ps, enum ib_qp_type type,
+			 u16 p)
+{
+	struct sockaddr_in sin;
+	int ret;
+
+	atomic_set(&l->requests, 0);
+	l->id = rdma_create_id(&init_net, kc_qpt_handler, l, ps, type);
+	if (IS_ERR(l->id)) {
+		ret = PTR_ERR(l->id);
+		l->id = NULL;
+		kc_fail("rdma_create_id: %d", ret);
+		return ret;
+	}
+	return kc_sin(&sin, addr, p) ?:
+	       kc_expect("bind", rdma_bind_addr(l->id, (struct sockaddr *)&sin),
+			 0) ?:
+	       kc_expect("listen", rdma_listen(l->id, 4), 0);
+}
+
+/* A request of @ps and @type to @p: the event and status it ends with. */
+static int kc_qpt_request(enum rdma_ucm_port_space ps, enum ib_qp_type type,
+			  u16 p, enum rdma_cm_event_type want, int status,
+			  const char *what)
+{
+	struct rdma_conn_param param = { .qp_num = 0x123 };
+	struct kc_id kc = {};
+	struct sockaddr_in sin;
+	int ret;
+
+	init_completion(&kc.done);
+	kc.id = rdma_create_id(&init_net, kc_handler, &kc, ps, type);
+	if (IS_ERR(kc.id)) {
+		kc_fail("%s: rdma_create_id: %ld", what, PTR_ERR(kc.id));
+		return PTR_ERR(kc.id);
+	}
+	ret = kc_sin(&sin, addr, p) ?:
+	      kc_expect(what, rdma_resolve_addr(kc.id, NULL,
+						(struct sockaddr *)&sin, 5000),
+			0) ?:
+	      kc_wait(&kc, RDMA_CM_EVENT_ADDR_RESOLVED, what) ?:
+	      kc_expect(what, rdma_resolve_route(kc.id, 5000), 0) ?:
+	      kc_wait(&kc, RDMA_CM_EVENT_ROUTE_RESOLVED, what) ?:
+	      kc_expect(what, rdma_connect(kc.id, &param), 0) ?:
+	      kc_wait(&kc, want, what);
+	if (!ret && kc.status != status) {
+		kc_fail("%s: status %d, expected %d", what, kc.status, status);
+		ret = -EPROTO;
+	}
+	kc_destroy(&kc);
+	return ret;
+}
+
+static int kc_qptype(void)
+{
+	struct kc_qpt_listener rc = {}, ud = {};
+	int ret;
+
+	ret = kc_qpt_listen(&rc, RDMA_PS_TCP, IB_QPT_RC, port) ?:
+	      kc_qpt_listen(&ud, RDMA_PS_UDP, IB_QPT_UD, port + 1) ?:
+	      kc_qpt_request(RDMA_PS_TCP, IB_QPT_UD, port,
+			     RDMA_CM_EVENT_UNREACHABLE, IB_SIDR_REJECT,
+			     "UD id to an RC listener") ?:
+	      kc_qpt_request(RDMA_PS_TCP, IB_QPT_UC, port,
+			     RDMA_CM_EVENT_REJECTED, IB_CM_REJ_CONSUMER_DEFINED,
+			     "UC id to an RC listener") ?:
+	      kc_qpt_request(RDMA_PS_UDP, IB_QPT_RC, port + 1,
+			     RDMA_CM_EVENT_REJECTED, IB_CM_REJ_CONSUMER_DEFINED,
+			     "RC id to a UD listener");
+	if (atomic_read(&rc.requests) || atomic_read(&ud.requests)) {
+		kc_fail("listeners got requests: RC %d, UD %d",
+			atomic_read(&rc.requests), atomic_read(&ud.requests));
+		ret = ret ?: -EPROTO;
+	}
+	if (ud.id)
+		rdma_destroy_id(ud.id);
+	if (rc.id)
+		rdma_destroy_id(rc.id);
+	return ret;
+}
+
 static int __init kc_init(void)
 {
 	int ret;
@@ -1569,6 +1677,8 @@ static int __init kc_init(void)
 		ret = kc_ud();
 	else if (!strcmp(test, "mcast"))
 		ret = kc_mcast();
+	else if (!strcmp(test, "qptype"))
+		ret = kc_qptype();
 	else
 		ret = -EINVAL;
 	pr_info("rdma_cm_kclient: %s on %s: %s (%d)\n", test, addr,

@@ -272,6 +272,9 @@ kclient_cases() { # LABEL
 	if [ "$T" != siw ]; then
 		kclient_case "$l-ud" ud port=7354 || return
 		kclient_case "$l-mcast" mcast port=7355 || return
+		# Requests for another QP type than the listener's: refused
+		# (SIDR REP reject, REJ), the listener's consumer sees none.
+		kclient_case "$l-qptype" qptype port=7365 || return
 	fi
 
 	kclient_neigh "$l" || return
