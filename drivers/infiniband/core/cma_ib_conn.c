@@ -588,7 +588,8 @@ static void cma_ib_req_sib(struct ib_cm_id *cm_id,
 
 /*
  * Whether the AF_IB listener @l takes an AF_IB request: bound to a port,
- * only the port's.  A SIDR request's local address becomes @l's own.
+ * only the port's; a wildcard one, every port's.  A SIDR request's local
+ * address becomes @l's own.
  */
 static bool cma_ib_req_sib_listener(struct rdma_id_private *l,
 				    const struct ib_cm_event *ib_event,
@@ -598,7 +599,7 @@ static bool cma_ib_req_sib_listener(struct rdma_id_private *l,
 		   ib_event->param.req_rcvd.port :
 		   ib_event->param.sidr_req_rcvd.port;
 
-	if (l->id.port_num && l->id.port_num != port)
+	if (!cma_ps_listener_on_port(l, port))
 		return false;
 	if (ib_event->event != IB_CM_REQ_RECEIVED) {
 		memcpy(local, cma_src_addr(l), sizeof(*local));

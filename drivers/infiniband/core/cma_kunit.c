@@ -1123,6 +1123,29 @@ static void cma_ps_find_listener_test(struct kunit *test)
 	cma_test_table_done(test, table, ids, ARRAY_SIZE(ids));
 }
 
+/*
+ * Which ports' AF_IB requests a listener takes: one bound to a port's
+ * GID, that port's; the per-device listener of a wildcard one, every
+ * port's, although it is attached to the device's first port.
+ */
+static void cma_ps_listener_on_port_test(struct kunit *test)
+{
+	struct rdma_id_private *bound = cma_test_priv(test);
+	struct rdma_id_private *dev_l = cma_test_priv(test);
+	struct rdma_id_private *none = cma_test_priv(test);
+
+	bound->id.port_num = 2;
+	dev_l->id.port_num = 1;
+	dev_l->internal_id = 1;
+
+	KUNIT_EXPECT_TRUE(test, cma_ps_listener_on_port(bound, 2));
+	KUNIT_EXPECT_FALSE(test, cma_ps_listener_on_port(bound, 1));
+	KUNIT_EXPECT_TRUE(test, cma_ps_listener_on_port(dev_l, 1));
+	KUNIT_EXPECT_TRUE(test, cma_ps_listener_on_port(dev_l, 2));
+	KUNIT_EXPECT_TRUE(test, cma_ps_listener_on_port(none, 1));
+	KUNIT_EXPECT_TRUE(test, cma_ps_listener_on_port(none, 2));
+}
+
 static void cma_ps_select_test(struct kunit *test)
 {
 	struct rdma_id_private *id_priv = cma_test_priv(test);
@@ -1179,6 +1202,7 @@ static struct kunit_case cma_ps_cases[] = {
 	KUNIT_CASE(cma_ps_privileged_test),
 	KUNIT_CASE(cma_ps_select_test),
 	KUNIT_CASE(cma_ps_find_listener_test),
+	KUNIT_CASE(cma_ps_listener_on_port_test),
 	{}
 };
 

@@ -652,6 +652,7 @@ int cma_ps_listen_check(struct cma_ps_table *table,
 			struct rdma_id_private *id_priv);
 void cma_ps_put_port(struct cma_ps_table *table,
 		     struct rdma_id_private *id_priv);
+bool cma_ps_listener_on_port(const struct rdma_id_private *l, u32 port);
 struct rdma_id_private *cma_ps_find_listener(struct cma_ps_table *table,
 					     enum rdma_ucm_port_space ps,
 					     u16 port,

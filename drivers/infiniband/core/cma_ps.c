@@ -403,6 +403,25 @@ static bool cma_ps_listener_takes(struct rdma_id_private *l,
 }
 
 /**
+ * cma_ps_listener_on_port - Whether an AF_IB listener takes a request
+ * that arrived on a port of its device.
+ * @l: the listener: bound to an AF_IB address, or the per-device
+ *	listener of an AF_IB wildcard one
+ * @port: the port the request arrived on
+ *
+ * A listener bound to a port's GID takes that port's requests only.  A
+ * wildcard listener takes every port's: its per-device listener is
+ * attached to the device's first port only to get the transport, which
+ * listens on the whole device.
+ *
+ * Return: true if @l takes the request.
+ */
+bool cma_ps_listener_on_port(const struct rdma_id_private *l, u32 port)
+{
+	return l->internal_id || !l->id.port_num || l->id.port_num == port;
+}
+
+/**
  * cma_ps_find_listener - The listener a connection request is for.
  * @table: the port spaces of the namespace the request arrived in
  * @ps: the port space of the request's service id
