@@ -490,9 +490,12 @@ struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
 
 /*
  * The first port serving @net that is up, else the first port serving
- * @net: a loopback connection must stay inside the id's namespace.
+ * @net: a loopback connection must stay inside the id's namespace.  An
+ * AF_IB id takes only a port of the IB CM (InfiniBand, RoCE): its
+ * service id and GIDs mean nothing to iWARP.
  */
-static struct cma_device *cma_dev_pick_loopback(struct net *net, u32 *port)
+static struct cma_device *cma_dev_pick_loopback(struct net *net,
+						sa_family_t family, u32 *port)
 {
 	struct cma_device *cma_dev, *first = NULL;
 	enum ib_port_state state;
@@ -501,6 +504,9 @@ static struct cma_device *cma_dev_pick_loopback(struct net *net, u32 *port)
 	list_for_each_entry(cma_dev, &cma_dev_list, list) {
 		rdma_for_each_port(cma_dev->device, p) {
 			if (!cma_port_serves_net(cma_dev->device, p, net))
+				continue;
+			if (family == AF_IB &&
+			    !rdma_cap_ib_cm(cma_dev->device, p))
 				continue;
 			if (!first) {
 				first = cma_dev;
@@ -523,14 +529,15 @@ static struct cma_device *cma_dev_pick_loopback(struct net *net, u32 *port)
  *	loopback destination
  *
  * Takes the first port serving the id's namespace that is active (any
- * such port if none is) and its GID at index 0.  The id holds no
+ * such port if none is), for an AF_IB id the first such port of the IB
+ * CM, and its GID at index 0.  The id holds no
  * GID attribute: on RoCE the path's source GID comes from the source
  * address, not from index 0, and an AH built from index 0 with that
  * path's destination is one the provider cannot send (rxe then leaves
  * QP1 unable to receive).  Without one, ib_cm looks the path's source
  * GID up itself, and fails the connect when there is none, as on stock.
  *
- * Return: 0, -ENODEV without a device, or the GID or P_Key lookup's
+ * Return: 0, -ENODEV without such a port, or the GID or P_Key lookup's
  * error.
  */
 int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
@@ -543,7 +550,8 @@ int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 	int ret;
 
 	mutex_lock(&cma_dev_mutex);
-	cma_dev = cma_dev_pick_loopback(cma_id_net(id_priv), &port);
+	cma_dev = cma_dev_pick_loopback(cma_id_net(id_priv),
+					cma_src_addr(id_priv)->sa_family, &port);
 	if (!cma_dev) {
 		ret = -ENODEV;
 		goto out;

@@ -337,6 +337,52 @@ out:
 	return ret;
 }
 
+/*
+ * The AF_IB loopback GID (::1) from an unbound id: rdma_cm takes a local
+ * port of the IB CM (InfiniBand, RoCE), never an iWARP one, whose
+ * connections know no service ids or GIDs: ADDR_RESOLVED on such a
+ * port, or -ENODEV at once and no device where there is none.
+ */
+static int kc_resolve_ib_loopback(void)
+{
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_pkey = cpu_to_be16(0xffff),
+	};
+	struct kc_id kc = {};
+	int ret;
+
+	ret = kc_create(&kc);
+	if (ret)
+		return ret;
+	ib_addr_set(&sib.sib_addr, 0, 0, 0, htonl(1));
+	ret = rdma_resolve_addr(kc.id, NULL, (struct sockaddr *)&sib, 1000);
+	if (!afib) {
+		if (kc.id->device)
+			kc_fail("AF_IB loopback: on %s port %u (%s)",
+				dev_name(&kc.id->device->dev),
+				kc.id->port_num,
+				rdma_cap_ib_cm(kc.id->device, kc.id->port_num) ?
+				"IB CM" : "no IB CM");
+		ret = kc_expect("resolve of the AF_IB loopback", ret,
+				-ENODEV) ?: (kc.id->device ? -EPROTO : 0);
+		goto out;
+	}
+	if (ret) {
+		kc_fail("resolve of the AF_IB loopback: %d", ret);
+		goto out;
+	}
+	ret = kc_wait(&kc, RDMA_CM_EVENT_ADDR_RESOLVED, "AF_IB loopback");
+	if (!ret && (!kc.id->device ||
+		     !rdma_cap_ib_cm(kc.id->device, kc.id->port_num))) {
+		kc_fail("AF_IB loopback: resolved to a port without IB CM");
+		ret = -EPROTO;
+	}
+out:
+	kc_destroy(&kc);
+	return ret;
+}
+
 static int kc_resolve(void)
 {
 	struct kc_id kc = {};
@@ -348,6 +394,8 @@ static int kc_resolve(void)
 		ret = kc_resolve_one("127.0.0.1", port + 1);
 	if (!ret)
 		ret = kc_resolve_ib();
+	if (!ret)
+		ret = kc_resolve_ib_loopback();
 	if (ret)
 		return ret;
 

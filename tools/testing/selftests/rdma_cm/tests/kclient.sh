@@ -3,7 +3,12 @@
 # The rdma_cm kernel API from a kernel client (kclient/rdma_cm_kclient.c,
 # RDMACM_KCLIENT), and rdma_cm's configfs: bind to the device's address
 # and its conflicts, address resolution (own address, loopback, nobody's
-# address), connections of the device to itself (private data both ways,
+# address, an AF_IB GID and the AF_IB loopback, which never resolves to
+# an iWARP port: -ENODEV on siw, where ours took siw0 before the fix),
+# requests for another QP type than the listener's (RoCE: a UD or UC
+# request to an RC listener, an RC one to a UD listener; refused as ib_cm
+# refuses a handler's error, and the listener's consumer sees none,
+# where ours delivered them before the fix), connections of the device to itself (private data both ways,
 # a SEND, disconnect; a specific and a wildcard listener; reject with
 # private data, which rdma_consumer_reject_data() returns; a port nobody listens on), the neighbour watch of a RoCE
 # route (UNREACHABLE when the peer's hardware address changes), bonding
