@@ -52,7 +52,7 @@ done
 
 TRANSPORTS=${RDMACM_TRANSPORTS:-rxe siw}
 OURS=${RDMACM_OURS:-}
-# The block and message ULPs (nvmeof_rdma, iser_rdma, srp_rdma) run in a
+# The block and message ULPs (nvmeof_rdma, iser_rdma, srp_rdma, rds_rdma) run in a
 # boot of their own (qemu/check.sh), without NFS: lockdep
 # knows one class for every rdma_cm id's handler_mutex, so the NFS
 # client freeing its CQ in a DISCONNECTED handler (handler_mutex, then
@@ -60,7 +60,7 @@ OURS=${RDMACM_OURS:-}
 # (config_sem, then the listener's handler_mutex, while CQ work takes
 # config_sem) close a cycle in one boot: a stock report on two
 # different ids, which also turns lockdep off for the rest of the boot.
-ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof iser_rdma srp_rdma)
+ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof iser_rdma srp_rdma rds_rdma)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey mcast_join loopback_stale
 	   ephemeral_port listen_again copy_first event_cap event_memcg

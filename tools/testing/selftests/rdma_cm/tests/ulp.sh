@@ -30,6 +30,28 @@
 # nvmet_rdma, nvmet, null_blk ...), so that the later tests and
 # stack.unload find the stack as before.
 # Stock (rxe and siw): both pass (stock-baseline 5.1, 5.2).
+#
+# rds_rdma: RDS over RDMA (rds_rdma.ko) between ADDR and a second address
+# RDS_ADDR2 that the test adds to the same netdev (RDS needs two distinct
+# local addresses: its IB transport connects them with one RDMA CM
+# connection, RDS's loopback transport is used only for the same
+# address).  rds_pump.c binds one AF_RDS socket to each, sends RDS_MSGS
+# messages each way (32 bytes to 1 MiB, RDS's largest) and checks that
+# each arrives once, in order, intact; then RDMA-writes regions of 4 KiB
+# to 1 MiB that the other side maps (RDS_CMSG_RDMA_MAP), with completion
+# notifications, and checks the bytes.  No RDMA reads (rds_pump -r):
+# RDS (6.1) unpins the pages a read wrote from its receive tasklet with
+# unpin_user_pages_dirty_lock(), which may sleep ("BUG: sleeping
+# function called from invalid context" from rds_rdma_free_op).  Both
+# ends send at once, so the first connects collide and RDS rejects both
+# a few times (conn_reset in the counters) before one side wins.  The modules
+# unload afterwards, which takes the RDS connections down, and rdma_cm's
+# and ib_core's reference counts are back where they were.
+# RDS over RDMA in Linux 6.1 is InfiniBand/RoCE only: rds_rdma takes no
+# device that is not an IB CA (rds_ib_add_one), an address on one fails
+# its bind (rds_ib_laddr_check_cm), and a connect request arriving on
+# one is rejected (rds_rdma_cm_event_handler_cmn).  The test skips on siw.
+# Stock (rxe): passes, the same rejected connects in its kernel log.
 
 NFS_PORT=20049
 NFS_DIR=/run/rdmacm-nfs
@@ -41,6 +63,9 @@ NVME_HOSTID=5e1f7e57-0000-4000-8000-0000000a0001
 NVME_DIR=/run/rdmacm-nvme
 NVME_MIB=8
 NVMET=/sys/kernel/config/nvmet
+RDS_ADDR2=10.0.0.3
+RDS_PORT=18700
+RDS_MSGS=${RDMACM_RDS_MSGS:-45}
 
 # --- common --------------------------------------------------------------
 
@@ -406,4 +431,85 @@ test_nvmeof_rdma() {
 	run disconnect 120 nvme disconnect -n "$NVME_NQN"
 	expect_rc disconnect 0
 	expect_out disconnect 'disconnected 1 controller'
+}
+
+# --- RDS over RDMA --------------------------------------------------------
+
+# The GID sysfs shows for IPv4 address ADDR (an IPv4-mapped IPv6 address).
+rds_gid() { # ADDR
+	local a b c d
+	IFS=. read -r a b c d <<< "$1"
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+}
+
+# Whether DEV's port 1 has the GID of ADDR.
+rds_has_gid() { # ADDR
+	grep -qsx "$(rds_gid "$1")" "/sys/class/infiniband/$DEV/ports/1/gids/"*
+}
+
+rds_teardown() {
+	local m
+
+	stop_all
+	ulp_unload modules.before 60
+	for m in rdma_cm ib_core; do
+		[ -s "refcnt.$m" ] || continue
+		[ "$(cat "/sys/module/$m/refcnt" 2> /dev/null)" = "$(cat "refcnt.$m")" ] ||
+			fail "$m: refcnt $(cat "/sys/module/$m/refcnt" 2> /dev/null) after" \
+				"the RDS modules went, $(cat "refcnt.$m") before"
+	done
+	if [ -e addr2.added ]; then
+		run ip 30 ip addr del "$RDS_ADDR2/24" dev "$NETDEV" ||
+			fail "ip addr del $RDS_ADDR2/24 dev $NETDEV: $(rc_text ip)"
+	fi
+	if ! failed && [ ! -s "$T_DIR/.skip" ]; then
+		label "$ADDR <-> $RDS_ADDR2 on RDS/IB: $(grep -m1 -o '^summary: .*;' rds.out |
+			sed 's/^summary: //; s/;$//'); modules unloaded;" \
+			"$((SECONDS - ${RDS_T0:-0})) s"
+	fi
+}
+
+test_rds_rdma() {
+	local m deadline
+
+	RDS_T0=$SECONDS
+	if [ "$T" = siw ]; then
+		skip "RDS over RDMA in Linux 6.1 is InfiniBand/RoCE only (rds_rdma refuses iWARP devices)"
+		return
+	fi
+	ulp_have_tools "gcc, to build rds_pump" gcc || return
+	ulp_have_modules rds rds_rdma || return
+	for m in rds rds_rdma rds_tcp; do
+		mod_present "$m" && { fail "$m is already loaded"; return; }
+	done
+	if ip -4 addr show dev "$NETDEV" | grep -qw "$RDS_ADDR2"; then
+		fail "$RDS_ADDR2 is already on $NETDEV"
+		return
+	fi
+	run build 120 gcc -O2 -Wall -pthread -o "$T_DIR/rds_pump" "$SELFTEST_DIR/rds_pump.c" ||
+		{ fail "cannot build rds_pump: $(rc_text build)"; return; }
+	ulp_modules > modules.before
+	for m in rdma_cm ib_core; do
+		cat "/sys/module/$m/refcnt" > "refcnt.$m" 2> /dev/null
+	done
+	trap 'rds_teardown' EXIT
+
+	ulp_modprobe rds_rdma || return
+	run ip 30 ip addr add "$RDS_ADDR2/24" dev "$NETDEV" ||
+		{ fail "ip addr add $RDS_ADDR2/24 dev $NETDEV: $(rc_text ip)"; return; }
+	: > addr2.added
+	# RDS binds through rdma_cm, which finds the device by the GID of
+	# the address: ib_core adds it when the address appears.
+	deadline=$((SECONDS + $(tmo 20)))
+	until rds_has_gid "$RDS_ADDR2"; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			{ fail "no GID for $RDS_ADDR2 on $DEV after $(tmo 20) s"; return; }
+		nap 0.5
+	done
+
+	run rds 300 "$T_DIR/rds_pump" -a "$ADDR" -b "$RDS_ADDR2" -p "$RDS_PORT" \
+		-n "$RDS_MSGS" -t "$(tmo 280)"
+	expect_rc rds 0
+	expect_out rds ' 0 check failures$'
+	grep -v '^FAIL' rds.out | sed 's/^/rds_pump: /' >> "$T_DIR/.info"
 }
