@@ -13,8 +13,9 @@
 #
 # iWARP: the portal's iSCSI/TCP listener and the iSER one share ADDR:port,
 # and an iWARP listener is a TCP listener of the same port space: the
-# provider cannot bind it (EADDRINUSE), on any rdma_cm.  The test runs on
-# RoCE (rxe) only.
+# provider cannot bind it (EADDRINUSE), on any rdma_cm (read from
+# iscsit's and siw's listen code, both binding ADDR:port; not yet seen in
+# a run).  The test runs on RoCE (rxe) only.
 
 ISER_IQN=iqn.2003-01.org.linux-iscsi.rdmacm:selftest
 ISER_PORT=3260
