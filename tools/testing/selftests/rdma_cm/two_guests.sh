@@ -205,10 +205,16 @@ serve_kcreject() { # CASE
 	mod_present rdma_cm_kclient && run rmmod 60 rmmod rdma_cm_kclient
 }
 
+# A stock rdma_cm over stock siw returns no reject data from
+# rdma_consumer_reject_data(): siw reports an MPA reject as -ECONNRESET
+# (tests/kclient.sh checks the same way).
 connect_kcreject() { # CASE
+	local rejdata=1
+
 	await "$1" || return
+	! use_swiw && [ "$(mod_origin rdma_cm)" = stock ] && rejdata=0
 	run client 120 insmod "$KCLIENT" test=reject role=connect addr="$ADDR" \
-		peer="$PEER" port=7350
+		peer="$PEER" port=7350 rejdata=$rejdata
 	expect_rc client 0
 	mod_present rdma_cm_kclient && run rmmod 60 rmmod rdma_cm_kclient
 }
