@@ -42,6 +42,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,32 +100,36 @@ static const uint32_t sizes[] = {
 
 #define NSIZES ARRAY_SIZE(sizes)
 
+/* One line of output, whole; a failure also counts (under the same lock). */
+static void vline(bool fail, const char *fmt, va_list ap)
+{
+	pthread_mutex_lock(&fail_lock);
+	if (fail) {
+		failures++;
+		printf("FAIL: ");
+	}
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	pthread_mutex_unlock(&fail_lock);
+}
+
 static void failf(const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&fail_lock);
-	failures++;
-	printf("FAIL: ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vline(true, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	pthread_mutex_unlock(&fail_lock);
 }
 
 static void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&fail_lock);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vline(false, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	pthread_mutex_unlock(&fail_lock);
 }
 
 static unsigned long rdma_reads, rdma_writes;
