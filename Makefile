@@ -22,7 +22,7 @@ PRIV_HDRS := core_priv.h mad_priv.h restrack.h
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) IBPRIV=$(IBPRIV)
 
 .PHONY: all modules clean install sparse checkpatch symvers-check \
-	check run ulp bench soak profile deps print-kver
+	check run ulp bench soak profile deps print-kver deb
 
 all: modules
 
@@ -62,6 +62,11 @@ checkpatch: $(BUILD)/checkpatch/.done
 
 symvers-check: modules
 	$(SELFTESTS)/symvers-check.sh $(CURDIR)/Module.symvers $(KDIR)/Module.symvers
+
+# rdma-cm-dkms_<version>_all.deb in $(BUILD)/deb (DEB_VERSION to choose
+# the version).
+deb:
+	scripts/dkms/mkdeb.sh $(BUILD)/deb $(DEB_VERSION)
 
 deps:
 	$(SELFTESTS)/qemu/install-deps.sh
