@@ -6,13 +6,21 @@
 # ones, and so does every stock module that depends on rdma_cm.  With
 # MODVERSIONS a module whose imports disagree with our export CRCs is
 # refused ("disagrees about version of symbol"), so each load is a CRC
-# check against Debian's binaries.
+# check against Debian's binaries.  Then real traffic over rxe on the
+# same kernel: rdma-core's tools, pyverbs' rdmacm tests and NVMe-oF with
+# its data compared (run_tests.sh, on the modules as loaded here).
+#
+# With RDMACM_OURS_INSTALLED=1 ours are the ones DKMS installed for this
+# kernel (RDMACM_OURS_DIR is its updates/dkms), loaded by modprobe.
 set -u
 
+[ "${1:-}" = installed ] && export RDMACM_OURS_INSTALLED=1
 SELFTEST_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$SELFTEST_DIR/lib.sh"
 
+# Debian's kernel has rxe but not siw.
+TRAFFIC="rping ucmatose cmtime pyverbs nvmeof_rdma"
 ULPS=(rpcrdma nvme-rdma nvmet-rdma ib_iser ib_isert ib_srp ib_srpt rds_rdma 9pnet_rdma)
 # Modules of ours that are complete (ours.list): their users must work.
 COMPLETE=$(grep -v '^#' "$SELFTEST_DIR/ours.list" | xargs)
@@ -74,4 +82,10 @@ done
 run_case ulp.unload ulp_unloads
 run_case stack.unload unload_stack all
 ktap_totals
-[ "$N_FAIL" = 0 ]
+rc=0
+[ "$N_FAIL" = 0 ] || rc=1
+
+# Traffic, a KTAP document of its own after this one.
+RDMACM_TRANSPORTS=rxe RDMACM_MIX=0 RDMACM_KUNIT=0 RDMACM_WORKDIR=$WORK/traffic \
+	RDMACM_TESTS="$TRAFFIC" "$SELFTEST_DIR/run_tests.sh" || rc=1
+exit $rc

@@ -17,6 +17,10 @@ NETDEV=dummy0
 NETDEV_KIND=dummy
 STACK_MODS="iw_cm rdma_cm rdma_ucm"
 OURS_DIR=${RDMACM_OURS_DIR:-}
+# RDMACM_OURS_INSTALLED=1: our modules are installed where modprobe finds
+# them first (OURS_DIR is their directory, e.g. DKMS's updates/dkms), and
+# are loaded by name, as a boot would.
+OURS_INSTALLED=${RDMACM_OURS_INSTALLED:-0}
 # RDMACM_TIMEOUT_SCALE multiplies every timeout (decimals allowed).
 TMO_PCT=$(awk -v s="${RDMACM_TIMEOUT_SCALE:-1}" 'BEGIN { printf "%d", s * 100 }')
 
@@ -495,7 +499,11 @@ load_stack() { # OURS [uverbs_late]
 			run "modprobe" 120 modprobe ib_uverbs ||
 				{ fail "modprobe ib_uverbs failed"; return 1; }
 		fi
-		if in_list "$m" "$ours"; then
+		if in_list "$m" "$ours" && [ "$OURS_INSTALLED" = 1 ]; then
+			[ "$(modinfo -n "$m" 2> /dev/null)" = "$OURS_DIR/$m.ko" ] ||
+				{ fail "modprobe would load $(modinfo -n "$m" 2>&1), not $OURS_DIR/$m.ko"; return 1; }
+			run "modprobe-$m" 120 modprobe "$m" || { fail "modprobe $m failed"; return 1; }
+		elif in_list "$m" "$ours"; then
 			run "insmod-$m" 120 insmod "$OURS_DIR/$m.ko" ||
 				{ fail "insmod $OURS_DIR/$m.ko failed"; return 1; }
 		else

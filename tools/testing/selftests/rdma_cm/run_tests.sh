@@ -16,6 +16,8 @@
 #   RDMACM_OURS           our modules, a subset of "iw_cm rdma_cm rdma_ucm"
 #                         (empty: all stock)
 #   RDMACM_OURS_DIR       directory of our .ko files and *_kunit.ko
+#   RDMACM_OURS_INSTALLED 1: our modules are installed in RDMACM_OURS_DIR,
+#                         where modprobe finds them (DKMS), and load by name
 #   RDMACM_TRANSPORTS     default "rxe siw"
 #   RDMACM_TESTS          only these tests: names as in --list without the
 #                         transport ("rping", "pyverbs",

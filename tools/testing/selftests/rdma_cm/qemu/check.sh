@@ -238,20 +238,87 @@ for x in a b; do
 done
 phase_end
 
-# --- distro tier: Debian's own kernel with ours built for its headers ----
+# --- distro tier: Debian's own kernel with ours from the DKMS package ----
 phase_start distro
 dkver=$(make -C "$repo" -s -f Makefile print-kver 2>/dev/null)
 d=$out/distro
+rm -rf "$d"
 mkdir -p "$d"
-rm -rf "$out/distro-ours"
-mkdir -p "$out/distro-ours"
-cp "$repo"/drivers/infiniband/core/{iw_cm,rdma_cm,rdma_ucm}.ko "$out/distro-ours/"
-distro_ours=iw_cm,rdma_cm,rdma_ucm
-[ "$STOCK" = 1 ] && distro_ours=
+upd=/lib/modules/$dkver/updates/dkms
+kmods="iw_cm rdma_cm rdma_ucm swiw"
+# A package an interrupted run left installed would stand in for stock.
+if dpkg-query -W -f='${Status}' rdma-cm-dkms 2>/dev/null | grep -q ' installed$'; then
+	dpkg -r rdma-cm-dkms > "$d/dpkg-r-stale.log" 2>&1
+fi
+deb=$(make -C "$repo" -s deb 2> "$d/deb.log" | tail -n 1)
+installed=0
+if [ -f "$deb" ]; then
+	result ok "make deb: $(basename "$deb")"
+	lintian --pedantic -I "$deb" > "$d/lintian.log" 2>&1
+	if grep -qE '^[EWIPX]:' "$d/lintian.log"; then
+		result fail "lintian --pedantic: no tags" "$d/lintian.log"
+	else
+		result ok "lintian --pedantic: no tags"
+	fi
+	if dpkg -i "$deb" > "$d/dpkg-i.log" 2>&1; then
+		bad=
+		for m in $kmods; do
+			[ "$(modinfo -k "$dkver" -n "$m" 2>/dev/null)" = "$upd/$m.ko" ] || bad+=" $m"
+		done
+		if [ -z "$bad" ]; then
+			result ok "dpkg -i: DKMS installed $kmods for $dkver where modprobe finds them"
+			installed=1
+		else
+			result fail "dpkg -i: DKMS installed $kmods for $dkver (not:$bad)" "$d/dpkg-i.log"
+		fi
+	else
+		result fail "dpkg -i $(basename "$deb")" "$d/dpkg-i.log"
+	fi
+else
+	result fail "make deb" "$d/deb.log"
+fi
+# Remove the package: modprobe must find the kernel's own modules again.
+deb_remove() {
+	local m bad=
+
+	if dpkg -r rdma-cm-dkms > "$d/dpkg-r.log" 2>&1; then
+		for m in iw_cm rdma_cm rdma_ucm; do
+			case $(modinfo -k "$dkver" -n "$m" 2>/dev/null) in
+			/lib/modules/"$dkver"/kernel/*) ;;
+			*) bad+=" $m" ;;
+			esac
+		done
+		[ -e "$upd/swiw.ko" ] && bad+=" swiw"
+	else
+		bad=" (dpkg -r failed)"
+	fi
+	if [ -z "$bad" ]; then
+		result ok "dpkg -r: modprobe finds the kernel's own modules again"
+	else
+		result fail "dpkg -r: modprobe finds the kernel's own modules again (not:$bad)" \
+			"$d/dpkg-r.log"
+	fi
+}
+
+# The guest's root is this host's: with the package installed, Debian's
+# kernel finds DKMS's modules the way a boot does.  Without it (STOCK=1,
+# or a failed install), the modules make built are loaded by path.
+distro_args=
+if [ "$STOCK" = 1 ]; then
+	distro_ours=
+	[ $installed = 1 ] && deb_remove
+elif [ $installed = 1 ]; then
+	distro_ours=iw_cm,rdma_cm,rdma_ucm distro_dir=$upd distro_args=installed
+else
+	distro_ours=iw_cm,rdma_cm,rdma_ucm distro_dir=$out/distro-ours
+	rm -rf "$distro_dir"
+	mkdir -p "$distro_dir"
+	cp "$repo"/drivers/infiniband/core/{iw_cm,rdma_cm,rdma_ucm}.ko "$distro_dir/"
+fi
 if "$sel/qemu/distro-initramfs.sh" "$dkver" "$out/distro-initrd.gz" 2> "$d/initramfs.log"; then
 	"$sel/qemu/run-vm.sh" "${accel[@]}" -k none -b "/boot/vmlinuz-$dkver" \
-		-i "$out/distro-initrd.gz" -o "$d" -j distro_check.sh \
-		-m "$distro_ours" -d "$out/distro-ours" -t 900 > /dev/null 2>&1
+		-i "$out/distro-initrd.gz" -o "$d" -j distro_check.sh -a "$distro_args" \
+		-m "$distro_ours" -d "${distro_dir:-}" -t 1200 > /dev/null 2>&1
 	rc=$?
 	grep -E '^(not )?ok ' "$d/job.log" 2>/dev/null | sed "s/^/distro: /"
 	[ $rc = 0 ] || result fail "distro tier: job exited cleanly (rc $rc)" "$d/console.log"
@@ -259,5 +326,6 @@ if "$sel/qemu/distro-initramfs.sh" "$dkver" "$out/distro-initrd.gz" 2> "$d/initr
 else
 	result fail "distro tier: initramfs for $dkver" "$d/initramfs.log"
 fi
+[ $installed = 1 ] && [ "$STOCK" != 1 ] && deb_remove
 phase_end
 finish

@@ -10,6 +10,8 @@ set -euo pipefail
 pkgs=(
 	# module build and static checks
 	build-essential linux-headers-amd64 linux-source-6.1 sparse
+	# make deb, and the distro tier's DKMS build of it
+	dkms lintian
 	# test kernel build
 	bc bison flex libelf-dev libssl-dev cpio xz-utils zstd kmod patch
 	# guest, and the distro-tier kernel
