@@ -336,6 +336,30 @@ run() { # NAME TMO CMD...
 	wait_bg "$name" $((t + 15))
 }
 
+# Build the test program SRC (a .c file of this directory) and link it
+# as DIR/NAME.  Built once per run, in WORK/.bin: under TCG a gcc -O2 of
+# cm_probe.c takes 7 s, and dozens of cases use it.
+tool_build() { # NAME SRC DIR [LIBS...]
+	local name=$1 src=$SELFTEST_DIR/$2 dir=$3 bin
+
+	shift 3
+	bin=${WORK:-$dir}/.bin/$name
+	if ! command -v gcc > /dev/null; then
+		skip "no gcc to build $name"
+		return 1
+	fi
+	if ! [ -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		mkdir -p "${bin%/*}"
+		run "build-$name" 120 gcc -O2 -Wall -o "$bin.new" "$src" "$@"
+		if [ "${RC[build-$name]}" != 0 ]; then
+			fail "cannot build $name: $(rc_text "build-$name")"
+			return 1
+		fi
+		mv -f "$bin.new" "$bin"
+	fi
+	ln -sf "$bin" "$dir/$name"
+}
+
 # Wait until NAME has opened /dev/infiniband/rdma_cm (librdmacm's event
 # channel, created before bind/listen), then one more second, as the
 # baseline does with `sleep 1` after starting a server.

@@ -120,12 +120,7 @@ cm_probe_build() {
 		skip "no librdmacm-dev to build cm_probe"
 		return 1
 	fi
-	run build 120 gcc -O2 -Wall -o "$T_DIR/cm_probe" \
-		"$SELFTEST_DIR/cm_probe.c" -lrdmacm -libverbs
-	if [ "${RC[build]}" != 0 ]; then
-		fail "cannot build cm_probe: $(rc_text build)"
-		return 1
-	fi
+	tool_build cm_probe cm_probe.c "$T_DIR" -lrdmacm -libverbs
 }
 
 test_connect_nobody() {

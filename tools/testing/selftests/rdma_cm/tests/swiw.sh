@@ -159,16 +159,7 @@ test_swiw_ring_fuzz() {
 }
 
 swiw_ring_fuzz_build() { # DIR
-	if ! command -v gcc > /dev/null; then
-		skip "no gcc to build swiw_ring_fuzz"
-		return 1
-	fi
-	run swiw-ringfuzz-build 120 gcc -O2 -Wall -o "$1/swiw_ring_fuzz" \
-		"$SELFTEST_DIR/swiw_ring_fuzz.c" -libverbs -lrdmacm
-	if [ "${RC[swiw-ringfuzz-build]}" != 0 ]; then
-		fail "cannot build swiw_ring_fuzz: $(rc_text swiw-ringfuzz-build)"
-		return 1
-	fi
+	tool_build swiw_ring_fuzz swiw_ring_fuzz.c "$1" -libverbs -lrdmacm
 }
 
 # Its -t bounds when the last round starts; a round has 120 s (the
@@ -206,12 +197,7 @@ swiw_qp_owner() { # PORT
 swiw_flood_cases() {
 	local ms t
 
-	run swiw-flood-build 120 gcc -O2 -Wall -o "$T_DIR/swiw_flood" \
-		"$SELFTEST_DIR/swiw_flood.c" -libverbs
-	if [ "${RC[swiw-flood-build]}" != 0 ]; then
-		fail "cannot build swiw_flood: $(rc_text swiw-flood-build)"
-		return 1
-	fi
+	tool_build swiw_flood swiw_flood.c "$T_DIR" -libverbs || return 1
 	run swiw-flood 120 "$T_DIR/swiw_flood" "$SWIW_DEV" 60 destroy
 	expect_rc swiw-flood 0
 	ms=$(sed -n 's/^destroy_ms //p' swiw-flood.out)

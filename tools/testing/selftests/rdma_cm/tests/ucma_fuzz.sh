@@ -35,16 +35,7 @@ ucma_fuzz_args() {
 # Build the fuzzer into the case directory; false (with a skip or a
 # failure recorded) when it cannot run.
 ucma_fuzz_build() {
-	if ! command -v gcc > /dev/null; then
-		skip "no gcc to build the fuzzer"
-		return 1
-	fi
-	run build 120 gcc -O2 -Wall -pthread -o "$T_DIR/ucma_fuzz" \
-		"$SELFTEST_DIR/ucma_fuzz.c"
-	if [ "${RC[build]}" != 0 ]; then
-		fail "cannot build ucma_fuzz: $(rc_text build)"
-		return 1
-	fi
+	tool_build ucma_fuzz ucma_fuzz.c "$T_DIR" -pthread
 }
 
 ucma_fuzz_ok() {

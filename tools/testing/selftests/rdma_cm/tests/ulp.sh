@@ -486,8 +486,7 @@ test_rds_rdma() {
 		fail "$RDS_ADDR2 is already on $NETDEV"
 		return
 	fi
-	run build 120 gcc -O2 -Wall -pthread -o "$T_DIR/rds_pump" "$SELFTEST_DIR/rds_pump.c" ||
-		{ fail "cannot build rds_pump: $(rc_text build)"; return; }
+	tool_build rds_pump rds_pump.c "$T_DIR" -pthread || return
 	ulp_modules > modules.before
 	for m in rdma_cm ib_core; do
 		cat "/sys/module/$m/refcnt" > "refcnt.$m" 2> /dev/null
