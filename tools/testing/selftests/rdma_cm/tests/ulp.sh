@@ -346,7 +346,12 @@ nvme_host_connect() { # ADDR
 	while :; do
 		c=$(nvme_ctrl)
 		if [ -n "$c" ] && [ "$(cat "/sys/class/nvme/$c/state" 2> /dev/null)" = live ]; then
-			for blk in "/sys/class/nvme/$c/$c"n*; do
+			# With native multipath (Debian's kernel) the disk is
+			# the subsystem's head, nvmeXnY beside the controller;
+			# nvmeXcZnY is a hidden path device.
+			for blk in "/sys/class/nvme/$c/$c"n* \
+				   "$(readlink -f "/sys/class/nvme/$c")"/../nvme*n*; do
+				[[ ${blk##*/} == nvme*c*n* ]] && { blk=; continue; }
 				[ -e "$blk" ] && [ -b "/dev/${blk##*/}" ] && break
 				blk=
 			done
