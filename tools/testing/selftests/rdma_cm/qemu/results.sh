@@ -38,6 +38,7 @@ scan_guest() { # DIR NAME
 	local dir=$1 name=$2 klog splats=$1/splats.txt
 
 	[ -f "$dir/job.log" ] && count_ktap "$dir/job.log"
+	[ -f "$dir/vm-time.txt" ] && echo "# $name: $(cat "$dir/vm-time.txt")"
 	# The kernel log alone: the console also carries the tools' output.
 	klog=$dir/dmesg.txt
 	[ -f "$klog" ] || klog=$dir/console.log

@@ -129,5 +129,11 @@ if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "run-vm: guest timed out after ${tmo}s" >&2
 	echo "run-vm: guest timed out after ${tmo}s" >> "$out/console.log"
 fi
+# How busy the host's cores were: whether another guest would fit beside.
+times > "$out/.times"
+cpu_s=$(tail -n 1 "$out/.times" | awk '{ t = 0
+	for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+	printf "%d", t }')
+echo "run-vm: ${SECONDS} s wall, ${cpu_s} s of host CPU" > "$out/vm-time.txt"
 [ -f "$out/job.rc" ] || { echo "run-vm: job did not finish" >&2; exit 1; }
 exit "$(cat "$out/job.rc")"
