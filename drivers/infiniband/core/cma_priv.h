@@ -76,9 +76,11 @@ enum cma_answer {
  * The private id.  ib_core reads some of it straight from memory for the
  * RDMA_RESTRACK_CM_ID entries rdma_cm adds: restrack.c goes from @res to
  * id.device, nldev.c from @res to id.port_num, id.ps, id.qp_type,
- * id.route.addr.{src,dst}_addr, @qp_num and @state.  Those readers were
- * compiled against Linux 6.1's layout, which is pinned below; the fields
- * between the pinned ones are ours, grouped so that the pins hold.
+ * id.route.addr.{src,dst}_addr, @qp_num and @state.  Out of tree those
+ * readers are 6.1's ib_core, compiled against 6.1's layout, which is
+ * pinned below (out-of-tree build glue: in tree ib_core is compiled
+ * against this header); the other fields are grouped so that the pins
+ * hold.
  *
  * Locking (see also rdma_cm.rst):
  *  @lock (spinlock, IRQ-safe) protects @state, @reuseaddr, @afonly,
@@ -167,7 +169,10 @@ struct rdma_id_private {
 };
 
 /*
- * Where Linux 6.1's struct rdma_id_private has @state, @qp_num and @res.
+ * Out-of-tree build glue (see above), down to the production layout's
+ * static_assert: where Linux 6.1's struct rdma_id_private has @state,
+ * @qp_num and @res, which 6.1's ib_core reads.
+ *
  * Lock sizes depend on the kernel configuration (lockdep and spinlock
  * debugging grow them, and with them struct rdma_cm_id, whose net_work
  * holds a lockdep map), and ib_core of the same kernel was compiled
