@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Include context for every rdma_cm translation unit that exports a symbol.
+ * Out-of-tree build glue: the include context for every rdma_cm
+ * translation unit that exports a symbol.
  *
  * Under CONFIG_MODVERSIONS each export's CRC is a hash of its prototype's
- * type closure as seen by genksyms in the exporting file.  Stock ULPs were
- * linked against CRCs computed in the stock cma.c, so an exporting file
- * must see exactly the same set of complete types: the same public
+ * type closure as seen by genksyms in the exporting file.  Export CRCs
+ * must equal the 6.1 ABI's, which genksyms computed in 6.1's cma.c, so
+ * that modules built against that kernel load.  An exporting file must
+ * therefore see exactly the same set of complete types: the same public
  * headers, ib_core's private core_priv.h (which completes, among others,
  * struct rdma_restrack_root) and <linux/tracepoint.h>.  Include this
  * header first and do not trim it, even where a header looks unused.
+ * In tree the CRCs are the tree's own and this header is not needed.
  */
 #ifndef _CMA_ABI_H
 #define _CMA_ABI_H

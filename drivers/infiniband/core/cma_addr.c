@@ -180,7 +180,7 @@ void cma_addr_set_port(struct sockaddr *addr, u16 port)
 }
 
 /**
- * cma_ib_mgid - The IB multicast GID stock rdma_cm joins for a group.
+ * cma_ib_mgid - The IB multicast GID rdma_cm joins for a group.
  * @addr: the group address: IPv4, IPv6 or AF_IB
  * @broadcast: the IPoIB broadcast address of the port (scope and P_Key)
  * @udp: the id is in the UDP port space

@@ -131,7 +131,7 @@ int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr)
 	cma_default_afonly(id_priv);
 	/*
 	 * Until a destination is resolved it is the wildcard of the
-	 * source's family, as on stock (QUERY_ADDR, rdma res show).
+	 * source's family, which QUERY_ADDR and "rdma res show" report.
 	 */
 	if (!cma_dst_addr(id_priv)->sa_family)
 		cma_dst_addr(id_priv)->sa_family = addr->sa_family;

@@ -6,8 +6,8 @@
  *   <device>/ports/<n>/default_roce_mode   "IB/RoCE v1" or "RoCE v2"
  *   <device>/ports/<n>/default_roce_tos    0..255
  *
- * The same layout as stock rdma_cm, so rdma-core's and distributions'
- * scripts keep working.  A group names its device; every access looks
+ * The layout is ABI: rdma-core's and distributions' scripts write these
+ * files.  A group names its device; every access looks
  * the device up by that name and holds it only for the access, so a
  * group never delays device removal (its files then return -ENODEV).
  */

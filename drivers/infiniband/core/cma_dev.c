@@ -28,7 +28,7 @@ static LIST_HEAD(cma_listen_any);
 static int cma_add_one(struct ib_device *device);
 static void cma_remove_one(struct ib_device *device, void *client_data);
 
-/* Same client name as the stock module: ib_core's tools show "cma". */
+/* The ib_client name "cma", which ib_core's tools and users know. */
 static struct ib_client cma_client = {
 	.name	= "cma",
 	.add	= cma_add_one,
@@ -122,7 +122,7 @@ static int cma_add_one(struct ib_device *device)
 		return -ENOMEM;
 	}
 
-	/* RoCE v2 where the port has it, as stock rdma_cm defaults. */
+	/* RoCE v2 where the port has it: the default users expect. */
 	rdma_for_each_port(device, port) {
 		unsigned long types = roce_gid_type_mask_support(device, port);
 		enum ib_gid_type *def =
@@ -535,7 +535,7 @@ static struct cma_device *cma_dev_pick_loopback(struct net *net,
  * address, not from index 0, and an AH built from index 0 with that
  * path's destination is one the provider cannot send (rxe then leaves
  * QP1 unable to receive).  Without one, ib_cm looks the path's source
- * GID up itself, and fails the connect when there is none, as on stock.
+ * GID up itself, and fails the connect when there is none.
  *
  * Return: 0, -ENODEV without such a port, or the GID or P_Key lookup's
  * error.
@@ -574,7 +574,7 @@ out:
 	return ret;
 }
 
-/* Whether a GID of @port is @dgid or on its subnet, as stock's test. */
+/* Whether a GID of @port is @dgid or, on an active port, on its subnet. */
 static bool cma_port_reaches(struct ib_device *device, u32 port,
 			     const union ib_gid *dgid, union ib_gid *gid)
 {
@@ -604,8 +604,8 @@ static bool cma_port_reaches(struct ib_device *device, u32 port,
  *
  * Takes the first port with the AF_IB capability (InfiniBand and RoCE,
  * not iWARP) holding @pkey that has @dgid itself or, if active, a GID on
- * @dgid's subnet, as stock rdma_cm does; that GID becomes the id's source
- * GID.  Like a loopback id, the id holds no GID attribute.
+ * @dgid's subnet (the same subnet prefix); that GID becomes the id's
+ * source GID.  Like a loopback id, the id holds no GID attribute.
  *
  * Return: 0, -ENODEV if no port qualifies (none on an iWARP device), or
  * -EBUSY if the id already has another transport.

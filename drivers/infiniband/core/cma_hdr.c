@@ -80,8 +80,8 @@ int cma_hdr_encode(void *buf, size_t len, const struct sockaddr *src,
  *	destination, with the service id's port)
  * @remote: if not NULL, receives the requester's address and port
  *
- * Stock peers leave the low nibble of ip_version zero; it is ignored, as
- * stock rdma_cm ignores it.  Nothing is written on error.
+ * Senders leave the low nibble of ip_version zero; it is reserved and
+ * ignored here.  Nothing is written on error.
  *
  * Return: 0; -EINVAL if @pdata is shorter than the header or has another
  * version; -EAFNOSUPPORT if its IP version is neither 4 nor 6.

@@ -38,7 +38,7 @@ static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
 	return ret;
 }
 
-/* The Q_Key of a UD id, as stock rdma_cm derives it from the port space. */
+/* The Q_Key of a UD id, derived from the port space as peers expect. */
 int cma_ib_qkey(struct rdma_id_private *id_priv)
 {
 	struct ib_sa_mcmember_rec rec;

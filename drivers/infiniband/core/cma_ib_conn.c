@@ -7,8 +7,8 @@
  *
  * Each id owns at most one ib_cm_id, in cm_id.ib.  A non-zero return
  * from an ib_cm callback makes ib_cm destroy that ib_cm_id itself, so
- * the id forgets it first.  PSNs follow stock rdma_cm, so that a stock
- * peer's QP and ours agree: both REQ and REP announce the sender's
+ * the id forgets it first.  PSNs follow what rdma_cm peers expect, so
+ * that the two QPs agree: both REQ and REP announce the sender's
  * seq_num, and each side's receive PSN is its own seq_num.
  */
 #include <linux/netdevice.h>
@@ -21,19 +21,20 @@
 #include "cma_priv.h"
 #include "cma_trace.h"
 
-/* Stock rdma_cm's ib_cm timing: 4.096 us * 2^20 per try, 15 tries. */
+/* ib_cm timing, as rdma_cm peers expect: 4.096 us * 2^20 a try, 15 tries. */
 #define CMA_CM_RESPONSE_TIMEOUT	20
 #define CMA_MAX_CM_RETRIES	15
-/* Stock's MRA: service timeout 4.096 us * 2^24, sent on a repeat only. */
+/* MRA: service timeout 4.096 us * 2^24, sent on a repeated REQ/REP only. */
 #define CMA_CM_MRA_SETTING	(IB_CM_MRA_FLAG_DELAY | 24)
 
 /*
  * A REQ or REP now goes to the consumer, who may answer it much later:
  * should the peer repeat its message meanwhile, ib_cm answers the repeat
- * with an MRA, so the peer waits instead of timing out.  Stock sends the
- * REQ's after the handler returns; before it is the same on the wire (a
- * delayed MRA goes out only on a repeat, which ib_cm handles only after
- * the handler anyway) and ib_cm accepts the answers in either state.
+ * with an MRA, so the peer waits instead of timing out.  It is armed
+ * before the consumer's handler runs rather than after: that is the same
+ * on the wire (a delayed MRA goes out only on a repeat, which ib_cm
+ * handles only after the handler anyway) and ib_cm accepts the answers
+ * in either state.
  */
 static void cma_ib_mra(struct rdma_id_private *id_priv)
 {
@@ -469,7 +470,7 @@ static struct net_device *cma_ib_req_ndev(struct ib_cm_id *cm_id,
 
 /*
  * Whether @ndev is up and the host routes from @local to the requester's
- * @remote through it, as stock checks before it trusts the header: the
+ * @remote through it, checked before the header is trusted: the
  * addresses a REQ claims must belong to the netdev it arrived on.
  */
 static bool cma_ib_req_routed(struct net_device *ndev,
@@ -520,8 +521,8 @@ static bool cma_ib_req_routed(struct net_device *ndev,
 /*
  * A link-local address names its link: the request's addresses get the
  * scope id of the netdev it arrived on, so that only a listener bound
- * to that interface (or a wildcard one) matches it, as stock's
- * cma_match_net_dev() has it, and the new id reports where it is.
+ * to that interface (or a wildcard one) matches it, and the new id
+ * reports where it is.
  */
 static void cma_ib_req_scope(struct sockaddr_storage *addr,
 			     const struct net_device *ndev)
@@ -535,7 +536,7 @@ static void cma_ib_req_scope(struct sockaddr_storage *addr,
 
 /*
  * An IP request's netdev (referenced, in @ndev), which must serve its
- * addresses as stock checks them; link-local ones get its scope.
+ * addresses (cma_ib_req_routed()); link-local ones get its scope.
  */
 static int cma_ib_req_ip(struct ib_cm_id *cm_id,
 			 const struct ib_cm_event *ib_event,
@@ -558,8 +559,8 @@ static int cma_ib_req_ip(struct ib_cm_id *cm_id,
 
 /*
  * An AF_IB request's addresses, from its primary path as ib_cm turned it
- * to this side (sgid ours), as stock saves them.  A SIDR request has no
- * path: its local address is the listener's (cma_ib_req_sib_listener()).
+ * to this side (sgid the local one).  A SIDR request has no path: its
+ * local address is the listener's (cma_ib_req_sib_listener()).
  */
 static void cma_ib_req_sib(struct ib_cm_id *cm_id,
 			   const struct ib_cm_req_event_param *req,
@@ -665,7 +666,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = cma_hdr_decode(ib_event->private_data, pdata_len,
 			     cm_id->service_id, &local, &remote);
 	if (ret == -EAFNOSUPPORT) {
-		/* No IP header: an AF_IB request, as stock tells them. */
+		/* Neither IPv4 nor IPv6 in the header: an AF_IB request. */
 		ndev = NULL;
 		net = &init_net;
 		cma_ib_req_sib(cm_id, req, &local, &remote);

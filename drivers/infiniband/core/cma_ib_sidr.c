@@ -13,14 +13,14 @@
 #include "cma_priv.h"
 #include "cma_trace.h"
 
-/* Stock rdma_cm's SIDR timing: 4.096 us * 2^20 in ms, 15 tries. */
+/* SIDR REQ timing, as rdma_cm peers expect: 4.096 us * 2^20, 15 tries. */
 #define CMA_SIDR_TIMEOUT_MS	(1 << (20 - 8))
 #define CMA_SIDR_RETRIES	15
 
 /*
  * The id's Q_Key: the one agreed with the peer, the consumer's, or the
  * port space's default.  A Q_Key that contradicts the one the id has is
- * -EINVAL, as in stock rdma_cm.
+ * -EINVAL: a UD id sends and receives with one Q_Key.
  */
 static int cma_sidr_qkey(struct rdma_id_private *id_priv, u32 qkey)
 {

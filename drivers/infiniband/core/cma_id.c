@@ -58,7 +58,7 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 	INIT_LIST_HEAD(&id_priv->mc_list);
 	INIT_WORK(&id_priv->step_work, cma_step_handler);
 	cma_netevent_id_init(id_priv);
-	/* IB SIDR request ids are 24 bits on the wire in stock peers' use. */
+	/* The starting PSN the REQ or REP announces: 24 bits on the wire. */
 	id_priv->seq_num = get_random_u32() & 0x00ffffff;
 
 	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);

@@ -293,7 +293,7 @@ static void cma_read_gids_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &want, sizeof(want)), 0);
 }
 
-/* The MGIDs of IB joins, as stock maps groups (IPoIB's mapping). */
+/* The MGIDs of IB joins: IPoIB's mapping, which all members share. */
 static void cma_ib_mgid_test(struct kunit *test)
 {
 	/* IPoIB broadcast address: scope 2 (link), P_Key 0xffff. */
@@ -407,6 +407,7 @@ static void cma_state_numbering_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, cma_state_name(-1), "UNKNOWN");
 }
 
+/* Out-of-tree build glue: the 6.1 layout pin of cma_priv.h. */
 static void cma_state_layout_test(struct kunit *test)
 {
 	/* Locals: the offset formulas are too long for KUnit's messages. */
@@ -1072,7 +1073,7 @@ static void cma_test_sib(struct sockaddr_storage *ss, u8 gid_low, u16 port)
 /*
  * The listener of a request: an IP request goes to IP listeners, an
  * AF_IB one (no IP header) to AF_IB listeners only, whatever their GID
- * (as stock's cma_match_private_data() and cma_match_net_dev() have it).
+ * (a request's header, not its GID, decides who may take it).
  */
 static void cma_ps_find_listener_test(struct kunit *test)
 {

@@ -23,8 +23,8 @@
  * @event: the event
  *
  * A non-zero return cannot destroy the id here: destroy (through the
- * leave) waits for the very work or SA callback delivering it.  Stock
- * ignores it as well; the consumer is told in the log.
+ * leave) waits for the very work or SA callback delivering it.  It is
+ * ignored, and the consumer is told in the log.
  */
 void cma_mcast_deliver(struct rdma_id_private *id_priv,
 		       struct rdma_cm_event *event)
@@ -101,8 +101,7 @@ static int cma_igmp(struct net *net, int ifindex, const union ib_gid *mgid,
  *
  * Return: 0 once MULTICAST_JOIN is queued, or a negative errno:
  * -EINVAL for the zero address or a port whose MTU RoCE cannot use,
- * -ENODEV without a netdev, -EOPNOTSUPP for IPv6 groups on RoCE v2 (as
- * stock).
+ * -ENODEV without a netdev, -EOPNOTSUPP for IPv6 groups on RoCE v2.
  */
 int cma_roce_join(struct rdma_id_private *id_priv, struct cma_multicast *mc)
 {
@@ -192,8 +191,8 @@ static void cma_mcast_free(struct rdma_id_private *id_priv,
 }
 
 /*
- * What stock answers a join on a transport without multicast, and so
- * what librdmacm reports: "function not implemented".  checkpatch keeps
+ * What a join on a transport without multicast returns, and so what
+ * librdmacm reports: "function not implemented".  checkpatch keeps
  * that name for bad syscall numbers, hence the paste.
  */
 #define CMA_ENOTIMPL	(-__PASTE(ENO, SYS))
@@ -215,7 +214,7 @@ static void cma_mcast_free(struct rdma_id_private *id_priv,
  * Return: 0 if the join was started, or a negative errno: -EINVAL for an
  * id with a kernel QP, without a device, in another state, of another
  * QP type, or a bad join state; -ENOSYS where the transport has no
- * multicast (iWARP), as from stock; -ENOMEM; or the transport's error.
+ * multicast (iWARP); -ENOMEM; or the transport's error.
  */
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 			u8 join_state, void *context)
@@ -227,7 +226,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	unsigned long flags;
 	int ret;
 
-	/* Kernel QPs are not attached for the consumer (as stock). */
+	/* The consumer attaches its QP itself: no join with a kernel QP. */
 	if (id->qp || !id->device || id->qp_type != IB_QPT_UD ||
 	    (state != RDMA_CM_ADDR_BOUND && state != RDMA_CM_ADDR_RESOLVED))
 		return -EINVAL;

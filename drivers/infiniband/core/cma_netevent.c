@@ -6,20 +6,18 @@
  * A RoCE id whose route is resolved sends to the hardware address the
  * neighbour table gave for its destination.  When that neighbour entry
  * changes to another address (NETEVENT_NEIGH_UPDATE), the id gets
- * UNREACHABLE with -ETIMEDOUT, as from stock rdma_cm, so that its
- * consumer connects again through the new one.
+ * UNREACHABLE with -ETIMEDOUT, so that its consumer connects again
+ * through the new one.
  *
- * Stock rdma_cm keeps these ids in one rb-tree under one IRQ-safe
- * spinlock that every neighbour update in the system takes.  Here they
- * hang in a hash table of RCU lists keyed by netdev index and
- * destination address: the notifier takes no lock, writers take a
- * spinlock, and the namespace is part of the match (interface indexes
- * repeat across namespaces, which stock does not check).
+ * Every neighbour update in the system runs the notifier, so it must be
+ * cheap and must not contend: the ids hang in a hash table of RCU lists
+ * keyed by netdev index and destination address, the notifier takes no
+ * lock, writers take a spinlock, and the namespace is part of the match
+ * (interface indexes repeat across namespaces).
  *
  * When a bond fails over to a slave with another hardware address
- * (NETDEV_BONDING_FAILOVER), every id bound to the bond gets ADDR_CHANGE,
- * as from stock rdma_cm.  Stock walks the ids with rtnl held under its
- * module-wide mutex; here the notifier only records the bond and a work
+ * (NETDEV_BONDING_FAILOVER), every id bound to the bond gets ADDR_CHANGE.
+ * The notifier runs under rtnl: it only records the bond, and a work
  * item walks the ids without rtnl, so no lock of rdma_cm ever nests
  * inside rtnl.
  */
@@ -68,8 +66,8 @@ static void cma_neigh_work(struct work_struct *work)
 	};
 
 	/*
-	 * Unlike stock, a non-zero return keeps the transport's id for the
-	 * destroy to destroy: no transport callback is returning it.
+	 * A non-zero return keeps the transport's id for the destroy to
+	 * destroy: no transport callback is returning it.
 	 */
 	cma_deliver_notice_put(id_priv, &event);
 }

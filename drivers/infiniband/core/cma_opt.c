@@ -4,8 +4,8 @@
  *
  * The setters (rdma_set_reuseaddr() and friends) call these with the
  * lock that protects the option held, so that the check and the store
- * are one step.  The rules are stock rdma_cm's, which user space
- * (librdmacm's rdma_set_option()) relies on.
+ * are one step.  User space (librdmacm's rdma_set_option()) relies on
+ * these rules.
  */
 #include <linux/errno.h>
 
@@ -86,8 +86,8 @@ int cma_opt_check_min_rnr_timer(enum ib_qp_type qp_type, u8 min_rnr_timer)
  * A listener takes requests for its own QP type only: no UC REQ or SIDR
  * REQ reaches an RC listener, no REQ a UD listener, so that the passive
  * id the consumer accepts on is of the type it listens for.  An id of
- * QP type 0 (IB_QPT_SMI, which no connection uses) takes any, as
- * consumers of stock rdma_cm may rely on.
+ * QP type 0 (IB_QPT_SMI, which no connection uses) takes any, which
+ * consumers that never set a QP type rely on.
  *
  * Return: true if @listener takes the request.
  */

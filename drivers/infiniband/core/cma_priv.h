@@ -76,9 +76,11 @@ enum cma_answer {
  * The private id.  ib_core reads some of it straight from memory for the
  * RDMA_RESTRACK_CM_ID entries rdma_cm adds: restrack.c goes from @res to
  * id.device, nldev.c from @res to id.port_num, id.ps, id.qp_type,
- * id.route.addr.{src,dst}_addr, @qp_num and @state.  Those readers were
- * compiled against Linux 6.1's layout, which is pinned below; the fields
- * between the pinned ones are ours, grouped so that the pins hold.
+ * id.route.addr.{src,dst}_addr, @qp_num and @state.  Out of tree those
+ * readers are 6.1's ib_core, compiled against 6.1's layout, which is
+ * pinned below (out-of-tree build glue: in tree ib_core is compiled
+ * against this header); the other fields are grouped so that the pins
+ * hold.
  *
  * Locking (see also rdma_cm.rst):
  *  @lock (spinlock, IRQ-safe) protects @state, @reuseaddr, @afonly,
@@ -111,7 +113,7 @@ struct rdma_id_private {
 	struct list_head	mc_list;	/* multicast groups joined */
 	struct cma_device	*cma_dev;	/* device bound to, or NULL */
 	u32			qkey;		/* UD ids */
-	u32			seq_num;	/* IB SIDR request sequence */
+	u32			seq_num;	/* starting PSN, 24 bits */
 	u8			internal_id;	/* a per-device listener */
 	u8			reuseaddr;
 	u8			afonly;
@@ -167,7 +169,10 @@ struct rdma_id_private {
 };
 
 /*
- * Where Linux 6.1's struct rdma_id_private has @state, @qp_num and @res.
+ * Out-of-tree build glue (see above), down to the production layout's
+ * static_assert: where Linux 6.1's struct rdma_id_private has @state,
+ * @qp_num and @res, which 6.1's ib_core reads.
+ *
  * Lock sizes depend on the kernel configuration (lockdep and spinlock
  * debugging grow them, and with them struct rdma_cm_id, whose net_work
  * holds a lockdep map), and ib_core of the same kernel was compiled
@@ -318,7 +323,7 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  * (consumers call rdma_resolve_route() from their ADDR_RESOLVED
  * handler, which holds it), and so do @listen (rdma_listen() may be
  * called from another id's handler), @reject, @disconnect and @notify
- * (as in stock rdma_cm, consumers call them from any context that may
+ * (which consumers call from any context that is allowed to
  * sleep); @connect and @accept run with it held; @destroy without.  A
  * negative return makes the core undo its state change and report the
  * error to the caller; no event is delivered for a failed call.  Events
@@ -570,7 +575,8 @@ void cma_addr_set_port(struct sockaddr *addr, u16 port);
 
 /*
  * The header an IP-addressed IB or RoCE REQ and SIDR REQ carry at the
- * head of their private data, as stock rdma_cm peers send and expect it.
+ * head of their private data, as every rdma_cm peer sends and expects it
+ * (the IP CM service's private data format).
  * @src_addr and @port are the requester's, @dst_addr the address it
  * connects to; IPv4 addresses are in the last 4 bytes of 16.
  */

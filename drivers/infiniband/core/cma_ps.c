@@ -112,7 +112,7 @@ static void cma_ps_grow(struct cma_ps_table *table)
  * @want: the id binding (to a given port, or listening on its port)
  * @cur: an id already holding the port
  *
- * The rules stock rdma_cm applies: two ids that both set reuseaddr share
+ * The rules applications rely on: two ids that both set reuseaddr share
  * freely; two afonly ids of different families do not meet; otherwise a
  * wildcard (or loopback) address on either side overlaps everything,
  * and equal addresses collide.
@@ -389,7 +389,7 @@ static bool cma_ps_listener_takes(struct rdma_id_private *l,
 		return false;
 	/*
 	 * A request without an IP header is for AF_IB listeners, any of
-	 * them on the device (stock compares no GID), and only for them.
+	 * them on the device (no GID is compared), and only for them.
 	 */
 	if (local->sa_family == AF_IB || src->sa_family == AF_IB)
 		return local->sa_family == src->sa_family;

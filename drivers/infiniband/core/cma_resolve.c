@@ -148,7 +148,8 @@ static int cma_bind_for(struct rdma_id_private *id_priv,
 /*
  * Record the destination and move to ADDR_QUERY, binding first if the
  * id is not bound yet.  On failure the destination is cleared; an
- * implied bind that succeeded stays, as in stock rdma_cm.
+ * implied bind that succeeded stays: the id is left ADDR_BOUND, as
+ * after a failed resolution, and a retry resolves from that address.
  */
 static int cma_prepare_resolve(struct rdma_id_private *id_priv,
 			       struct sockaddr *src,

@@ -8,7 +8,7 @@
 #include "cma_abi.h"
 #include "cma_priv.h"
 
-/* The packet lifetime of RoCE paths, as stock rdma_cm uses it. */
+/* The packet lifetime of RoCE paths: 4.096 us * 2^18, about 1 s. */
 #define CMA_ROCE_PACKET_LIFETIME	18
 
 /* RoCE v2 flow label: the IPv6 one if set, else a hash of the ports. */

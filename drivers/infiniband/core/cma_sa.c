@@ -2,11 +2,12 @@
 /*
  * rdma_cm's SA client.  On InfiniBand ports the route to a destination is
  * the path record the subnet administrator answers for the source and
- * destination GIDs, the P_Key and the service id, as stock rdma_cm asks
- * for it; a multicast group is joined through the SA's multicast
- * service, with the MGID stock rdma_cm maps the IP group to.
+ * destination GIDs, the P_Key and the service id; a multicast group is
+ * joined through the SA's multicast service, with the MGID an IP group
+ * maps to (cma_ib_mgid(), the mapping every rdma_cm member of the group
+ * must share).
  *
- * Unlike stock, the SA's answer is only copied in its callback; the route
+ * The SA's answer is only copied in its callback; the route
  * changes, together with the id's state, under the id's handler_mutex in
  * the work item that delivers ROUTE_RESOLVED or ROUTE_ERROR, so that a
  * consumer never sees a half-written path record.
@@ -150,7 +151,7 @@ int cma_sa_resolve_route(struct rdma_id_private *id_priv,
 	mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
 	       IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
 	       IB_SA_PATH_REC_REVERSIBLE | IB_SA_PATH_REC_SERVICE_ID;
-	/* The QoS the consumer asked for, as stock expresses it. */
+	/* The QoS asked for: IPv4 ToS as QoS class, else the traffic class. */
 	switch (src->sa_family) {
 	case AF_INET:
 		rec.qos_class = cpu_to_be16(id_priv->tos);
@@ -225,7 +226,7 @@ static void cma_sa_mc_event(struct rdma_id_private *id_priv, int status,
 	struct net_device *ndev;
 
 	event->param.ud.private_data = mc->context;
-	/* The group's Q_Key must be the id's (or becomes it), as stock. */
+	/* The group's Q_Key must be the id's (or becomes it): one per UD QP. */
 	if (!status && (!qkey || (id_priv->qkey && id_priv->qkey != qkey)))
 		status = -EINVAL;
 	if (status)
@@ -278,7 +279,8 @@ static int cma_sa_mc_done(int status, struct ib_sa_multicast *sa_mc)
  * @mc: the group, not yet on the id's list
  *
  * The member record starts from the port's IPoIB broadcast group (rate,
- * MTU, SL, flow label, traffic class, hop limit), as stock's does.
+ * MTU, SL, flow label, traffic class, hop limit): the parameters the
+ * subnet manager gave the partition.
  *
  * Return: 0 once the join is sent (MULTICAST_JOIN or MULTICAST_ERROR
  * follows), or a negative errno.

@@ -4,8 +4,10 @@
  * frames, each in a buffer of exactly its size (KASAN sees any read past
  * it), fed whole and in random pieces as a socket would deliver them.
  *
- * iw_cm.ko exports only the stock symbols, so the codec is compiled a
- * second time into this module (it keeps no state).
+ * Out-of-tree build glue: iw_cm.ko exports only the symbols of the 6.1
+ * ABI and the IW_HOST namespace (symvers-check.sh fails on any other),
+ * so the codec is compiled a second time into this module (it keeps no
+ * state).
  */
 #include <kunit/test.h>
 #include <linux/module.h>

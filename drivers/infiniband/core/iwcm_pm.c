@@ -22,8 +22,8 @@
  *    ADD_MAPPING), it is left alone until it speaks again.  A QUERY that
  *    times out says nothing about the local daemon (the peer's may be
  *    missing): it only leaves that connection unmapped.
- * Without an answer the real addresses are used, as stock iw_cm does when
- * no daemon is registered.
+ * Without an answer the real addresses are used, as when no daemon is
+ * registered.
  *
  * Only CAP_NET_ADMIN may send us port mapper messages: every operation
  * carries RDMA_NL_ADMIN_PERM.

@@ -29,8 +29,9 @@
 #define UCMA_NUM_CMDS		(RDMA_USER_CM_CMD_JOIN_MCAST + 1)
 
 /*
- * What stock answers GET_OPTION, an unknown option or an unknown QUERY
- * with, and so what user space sees: "function not implemented" (38).
+ * What GET_OPTION, an unknown option or an unknown QUERY return, and so
+ * what user space sees: "function not implemented" (38), the errno
+ * librdmacm and applications have always been given.
  * checkpatch keeps that name for bad syscall numbers, hence the paste.
  */
 #define UCMA_ENOTIMPL		(-__PASTE(ENO, SYS))
@@ -87,11 +88,11 @@ static_assert(offsetof(struct rdma_ucm_event_resp, ece) == 328);
 
 /**
  * struct ucma_cmd_limits - what write() requires of one command
- * @in_min: smallest hdr.in; smaller is -EINVAL (stock reads sizeof(cmd)
- *	bytes whatever hdr.in says)
+ * @in_min: smallest hdr.in; smaller is -EINVAL (never read past what
+ *	user space says it wrote)
  * @out_min: smallest hdr.out; smaller is -ENOSPC (0: no fixed answer)
  * @out_late: the handler checks @out_min itself, after validating the
- *	input, so that errors come in the order stock returns them
+ *	input, so that errors come in the order the ABI has returned them
  * @valid: the command number exists
  */
 struct ucma_cmd_limits {
@@ -155,7 +156,7 @@ static inline bool ucma_cmd_limits(u32 cmd, struct ucma_cmd_limits *lim)
 
 /*
  * The checks write() makes on a command header before any handler runs,
- * in stock order: 0 or a negative errno.  @len is the write() length.
+ * in the ABI's order: 0 or a negative errno.  @len is write()'s length.
  * GET_OPTION, which has no handler, is UCMA_ENOTIMPL.
  */
 static inline int ucma_check_hdr(const struct rdma_ucm_cmd_hdr *hdr,
@@ -178,8 +179,8 @@ static inline int ucma_check_hdr(const struct rdma_ucm_cmd_hdr *hdr,
 
 /*
  * QP type of a new id: the port space decides, RDMA_PS_IB takes the
- * caller's choice among the types the CM can connect (stock accepts any
- * byte there).
+ * caller's choice among the types the CM can connect (any other byte
+ * is -EINVAL).
  */
 static inline int ucma_qp_type(u16 ps, u8 req, enum ib_qp_type *qp_type)
 {
@@ -294,7 +295,7 @@ static inline int ucma_id_option_len(u32 optname)
 	}
 }
 
-/* Upper bound of SET_OPTION's optlen (stock: KMALLOC_MAX_SIZE). */
+/* Upper bound of SET_OPTION's optlen: what one kmalloc() may copy. */
 #define UCMA_OPTLEN_MAX		KMALLOC_MAX_SIZE
 
 /* How many path records a QUERY PATH answer of @out_len bytes holds. */

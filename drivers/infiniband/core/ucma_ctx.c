@@ -88,7 +88,7 @@ void ucma_ctx_publish(struct ucma_ctx *ctx, struct ucma_file *file)
 
 /*
  * Under the table lock: published id @id if @file owns it.  The error
- * codes are stock ucma's: -ENOENT for no such id, -EINVAL for another
+ * codes are the ABI's: -ENOENT for no such id, -EINVAL for another
  * file's.
  */
 static struct ucma_ctx *ucma_ctx_find_locked(struct ucma_file *file, u32 id)

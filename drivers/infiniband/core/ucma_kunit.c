@@ -56,7 +56,7 @@ static void ucma_cmd_numbers_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, UCMA_NUM_CMDS, 23);
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(ucma_test_limits), UCMA_NUM_CMDS);
 	KUNIT_EXPECT_EQ(test, RDMA_USER_CM_ABI_VERSION, 4);
-	/* the errno of GET_OPTION and unknown options, as stock */
+	/* the errno of GET_OPTION and unknown options, as librdmacm sees it */
 	KUNIT_EXPECT_EQ(test, UCMA_ENOTIMPL, -38);
 }
 

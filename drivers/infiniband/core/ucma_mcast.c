@@ -8,9 +8,9 @@
  * which takes it out of the table, or with its id.
  *
  * rdma_leave_multicast() finds the group by address, so one id joins an
- * address at most once (stock allows a second join of the same address,
- * and leaving the first then tears down the second's rdma_cm state while
- * the first's may still report an event: -EADDRINUSE here).
+ * address at most once: a second join of the same address is
+ * -EADDRINUSE, since leaving the first would tear down the second's
+ * rdma_cm state while the first's may still report an event.
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>

@@ -142,8 +142,8 @@ diff_run() { # ORIGIN
 #   but not one whose outcome depends on its own bytes alone: create_id,
 #   garbage other than GET_EVENT, get_option, reopen.
 #
-# Both modes know the differences Documentation/infiniband/rdma_ucm.rst
-# lists ("Differences from stock"): where both failed, the sequences
+# Both modes know the refusals Documentation/infiniband/rdma_ucm.rst
+# lists ("Hardening"): where both failed, the sequences
 # stay together and the comparison goes on (counted as "deliberate");
 # where stock succeeded and we refused, it ends there, and that is no
 # failure either.
