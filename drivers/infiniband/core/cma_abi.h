@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Include context for every rdma_cm translation unit that exports a symbol.
+ * Include context for the rdma_cm translation units of the out-of-tree
+ * build, which Kbuild prepends with -include; the sources do not include
+ * it, and an in-tree build has no use for it.
  *
  * Under CONFIG_MODVERSIONS each export's CRC is a hash of its prototype's
- * type closure as seen by genksyms in the exporting file.  Stock ULPs were
- * linked against CRCs computed in the stock cma.c, so an exporting file
- * must see exactly the same set of complete types: the same public
- * headers, ib_core's private core_priv.h (which completes, among others,
- * struct rdma_restrack_root) and <linux/tracepoint.h>.  Include this
- * header first and do not trim it, even where a header looks unused.
+ * type closure as seen by genksyms in the exporting file.  ULPs built with
+ * the distribution kernel were linked against CRCs computed in its cma.c,
+ * so an exporting file must see exactly the same set of complete types:
+ * the same public headers, ib_core's private core_priv.h (which
+ * completes, among others, struct rdma_restrack_root) and
+ * <linux/tracepoint.h>.  Do not trim it, even where a header looks unused.
  */
 #ifndef _CMA_ABI_H
 #define _CMA_ABI_H
