@@ -22,7 +22,8 @@ PRIV_HDRS := core_priv.h mad_priv.h restrack.h
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) IBPRIV=$(IBPRIV)
 
 .PHONY: all modules clean install sparse checkpatch symvers-check \
-	check run ulp bench soak profile deps print-kver deb
+	check run ulp bench soak profile deps print-kver deb series \
+	series-check
 
 all: modules
 
@@ -90,6 +91,24 @@ soak:
 
 profile:
 	$(SELFTESTS)/qemu/perf.sh profile
+
+# The in-tree patch series against linux-source-6.1, checkpatch'ed per
+# patch; series-check builds it patch by patch in a built test kernel
+# (KCACHE: a directory with src/ and obj/, as qemu/build-kernel.sh
+# makes them).
+SERIES := $(BUILD)/series
+
+series: $(BUILD)/checkpatch/.done
+	scripts/series/mkseries.py $(SRC_TARBALL) $(SERIES)
+	@for p in $(SERIES)/patches/00*.patch; do \
+		case $$p in */0000-cover-letter.patch) continue ;; esac; \
+		$(BUILD)/checkpatch/scripts/checkpatch.pl --strict --no-tree \
+			--terse --show-types $$p || exit 1; \
+	done
+
+series-check: series
+	@test -n "$(KCACHE)" || { echo "series-check: set KCACHE" >&2; exit 1; }
+	scripts/series/check-series.sh $(KCACHE) $(SERIES)/patches
 
 print-kver:
 	@echo $(KVER)

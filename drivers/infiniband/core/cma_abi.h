@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Out-of-tree build glue: the include context for every rdma_cm
- * translation unit that exports a symbol.
+ * translation unit, which Kbuild prepends with -include; the sources do
+ * not include it, and an in-tree build has no use for it.
  *
  * Under CONFIG_MODVERSIONS each export's CRC is a hash of its prototype's
  * type closure as seen by genksyms in the exporting file.  Export CRCs
@@ -9,9 +10,8 @@
  * that modules built against that kernel load.  An exporting file must
  * therefore see exactly the same set of complete types: the same public
  * headers, ib_core's private core_priv.h (which completes, among others,
- * struct rdma_restrack_root) and <linux/tracepoint.h>.  Include this
- * header first and do not trim it, even where a header looks unused.
- * In tree the CRCs are the tree's own and this header is not needed.
+ * struct rdma_restrack_root) and <linux/tracepoint.h>.  Do not trim it,
+ * even where a header looks unused.
  */
 #ifndef _CMA_ABI_H
 #define _CMA_ABI_H

@@ -3,7 +3,9 @@
  * Binding an id to a local address: the device port the address lives
  * on, and a port in the id's port space.
  */
-#include "cma_abi.h"
+#include <rdma/ib.h>
+
+#include "core_priv.h"
 #include "cma_priv.h"
 
 /* A link-local IPv6 address names its interface through the scope id. */

@@ -5,8 +5,8 @@
  * answers comes back through the transport's callbacks.
  */
 #include <linux/bits.h>
+#include <rdma/ib_cm.h>
 
-#include "cma_abi.h"
 #include "cma_priv.h"
 
 /* Whether the transport has an id for the connection (IB or iWARP). */

@@ -3,7 +3,10 @@
  * The exports that need no id state beyond the public struct
  * rdma_cm_id fields.
  */
-#include "cma_abi.h"
+#include <linux/export.h>
+#include <rdma/ib.h>
+#include <rdma/ib_addr.h>
+
 #include "cma_priv.h"
 
 /**

@@ -4,7 +4,11 @@
  * paths come from the SA, and RoCE ports, whose paths rdma_cm builds
  * from the resolved addresses.  Both speak ib_cm on the wire.
  */
-#include "cma_abi.h"
+#include <rdma/ib.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm_ib.h>
+
 #include "cma_priv.h"
 
 static int cma_roce_resolve_route(struct rdma_id_private *id_priv,

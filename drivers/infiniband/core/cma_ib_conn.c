@@ -14,10 +14,11 @@
 #include <linux/netdevice.h>
 #include <net/ip6_route.h>
 #include <net/ip_fib.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
-#include "cma_abi.h"
+#include "core_priv.h"
 #include "cma_priv.h"
 #include "cma_trace.h"
 

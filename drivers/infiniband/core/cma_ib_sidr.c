@@ -9,7 +9,6 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 
-#include "cma_abi.h"
 #include "cma_priv.h"
 #include "cma_trace.h"
 

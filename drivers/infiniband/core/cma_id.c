@@ -5,7 +5,7 @@
  */
 #include <linux/cred.h>
 
-#include "cma_abi.h"
+#include "core_priv.h"
 #include "cma_priv.h"
 #include "cma_trace.h"
 

@@ -14,7 +14,7 @@
 #include <rdma/iw_cm.h>
 #include <rdma/restrack.h>
 
-#include "cma_abi.h"
+#include "core_priv.h"
 #include "cma_priv.h"
 
 /* An iw_cm event as the rdma_cm event a consumer gets, or false for none. */

@@ -11,7 +11,7 @@
  */
 #include <linux/cred.h>
 
-#include "cma_abi.h"
+#include "core_priv.h"
 #include "cma_priv.h"
 
 /* The transport's listener, then LISTEN; back to ADDR_BOUND on failure. */

@@ -14,7 +14,6 @@
 #include <net/ipv6.h>
 #include <rdma/ib_sa.h>
 
-#include "cma_abi.h"
 #include "cma_priv.h"
 
 /**

@@ -2,7 +2,10 @@
 /*
  * Human-readable strings for RDMA CM events and reject reasons.
  */
-#include "cma_abi.h"
+#include <linux/export.h>
+#include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
+#include <rdma/rdma_cm.h>
 
 /**
  * rdma_event_msg - Name an RDMA CM event for log messages.

@@ -5,7 +5,6 @@
  * destruction.  The attributes are the transport's (init_qp_attr); the
  * core adds the consumer's overrides.
  */
-#include "cma_abi.h"
 #include "cma_priv.h"
 #include "cma_trace.h"
 

@@ -9,7 +9,9 @@
  * cma_wq.  Either way the result arrives as ADDR_RESOLVED or ADDR_ERROR
  * with the id's handler_mutex held.
  */
-#include "cma_abi.h"
+#include <rdma/ib.h>
+
+#include "core_priv.h"
 #include "cma_priv.h"
 
 static void cma_set_loopback(struct sockaddr *addr)

@@ -5,7 +5,7 @@
  * this file has the core's part and the RoCE path record, which needs
  * no query: it is built from the netdev the address resolved to.
  */
-#include "cma_abi.h"
+#include "core_priv.h"
 #include "cma_priv.h"
 
 /* The packet lifetime of RoCE paths: 4.096 us * 2^18, about 1 s. */
