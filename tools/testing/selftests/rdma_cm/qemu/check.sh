@@ -238,6 +238,24 @@ for x in a b; do
 done
 phase_end
 
+# --- in-tree: the patch series, applied and built patch by patch --------
+# The build (check-series.sh, about two minutes of both cores) runs beside
+# the distro guest, Debian's kernel without debug options, whose tests
+# wait on the network more than on the CPU.
+phase_start in-tree
+series_pid=
+log=$out/series.log
+if make -C "$repo" -s series > "$log" 2>&1; then
+	result ok "make series: $(find "$repo/.build/series/patches" -name '0*.patch' |
+		grep -vc 0000-cover) patches, each checkpatch --strict clean"
+	"$repo/scripts/series/check-series.sh" "$kdir" "$repo/.build/series/patches" \
+		"$out/series-check" > "$out/series-check.log" 2>&1 &
+	series_pid=$!
+else
+	result fail "make series" "$log"
+fi
+phase_end
+
 # --- distro tier: Debian's own kernel with ours from the DKMS package ----
 phase_start distro
 dkver=$(make -C "$repo" -s -f Makefile print-kver 2>/dev/null)
@@ -328,4 +346,17 @@ else
 fi
 [ $installed = 1 ] && [ "$STOCK" != 1 ] && deb_remove
 phase_end
+
+if [ -n "$series_pid" ]; then
+	phase_start in-tree-wait
+	wait "$series_pid"
+	rc=$?
+	grep -E '^(not )?ok |^check-series:' "$out/series-check.log" | sed 's/^/in-tree: /'
+	count_ktap "$out/series-check.log"
+	[ $rc = 0 ] || grep -q '^not ok' "$out/series-check.log" ||
+		result fail "in-tree: the series applies and builds patch by patch" \
+			"$out/series-check.log"
+	rm -rf "$out/series-check/obj" "$out/series-check/src"
+	phase_end
+fi
 finish
