@@ -300,6 +300,17 @@ nvme_ctrl() {
 	return 1
 }
 
+# The nvme-subsystem device of NVME_NQN, if any.
+nvme_subsys() {
+	local s
+	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
+		[ "$(cat "$s/subsysnqn" 2> /dev/null)" = "$NVME_NQN" ] || continue
+		readlink -f "$s"
+		return 0
+	done
+	return 1
+}
+
 nvme_teardown() {
 	local s=$NVMET/subsystems/$NVME_NQN p=$NVMET/ports/1 deadline
 
@@ -347,10 +358,11 @@ nvme_host_connect() { # ADDR
 		c=$(nvme_ctrl)
 		if [ -n "$c" ] && [ "$(cat "/sys/class/nvme/$c/state" 2> /dev/null)" = live ]; then
 			# With native multipath (Debian's kernel) the disk is
-			# the subsystem's head, nvmeXnY beside the controller;
-			# nvmeXcZnY is a hidden path device.
+			# the head, nvmeXnY, a child of the nvme-subsystem
+			# device; under the controller is only the hidden path
+			# device nvmeXcZnY.
 			for blk in "/sys/class/nvme/$c/$c"n* \
-				   "$(readlink -f "/sys/class/nvme/$c")"/../nvme*n*; do
+				   "$(nvme_subsys)"/nvme*n*; do
 				[[ ${blk##*/} == nvme*c*n* ]] && { blk=; continue; }
 				[ -e "$blk" ] && [ -b "/dev/${blk##*/}" ] && break
 				blk=
