@@ -278,8 +278,6 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
 /**
  * struct cma_transport_ops - What the rdma_cm core asks of a transport.
  * @name: short name for messages ("ib_cm", "iw_cm").
- * @bind: the id has just been attached to a port of this transport;
- *	set up what the transport keeps per id, no wire traffic.
  * @resolve_route: start route resolution (IB: SA PathRecord query;
  *	RoCE: a local path record; iWARP: nothing to resolve).  The result
  *	arrives as ROUTE_RESOLVED or ROUTE_ERROR, from the core's work.
@@ -306,8 +304,6 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  * @destroy: release the transport's id.  Called once, from destroy,
  *	after the state became DESTROYING and without @handler_mutex; on
  *	return no transport callback runs or will run for the id.
- * @req_pdata_max: private data bytes the connection request can carry,
- *	before the core's IP header (IB: 92; iWARP: MPA's limit).
  * @serves_net: whether ids of @net may use @port, beyond what
  *	rdma_dev_access_netns() allows (iWARP: the port's connections are
  *	TCP connections of its netdev's namespace, so only ids of that
@@ -328,7 +324,6 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  */
 struct cma_transport_ops {
 	const char *name;
-	int (*bind)(struct rdma_id_private *id_priv);
 	int (*resolve_route)(struct rdma_id_private *id_priv,
 			     unsigned long timeout_ms);
 	int (*set_path)(struct rdma_id_private *id_priv,
@@ -349,7 +344,6 @@ struct cma_transport_ops {
 	int (*join)(struct rdma_id_private *id_priv, struct cma_multicast *mc);
 	void (*leave)(struct rdma_id_private *id_priv,
 		      struct cma_multicast *mc);
-	u8 req_pdata_max;
 	bool (*serves_net)(struct ib_device *device, u32 port,
 			   const struct net *net);
 };
