@@ -1,42 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The IB CM transports of the rdma_cm switch: InfiniBand ports, whose
- * paths come from the SA, and RoCE ports, whose paths rdma_cm builds
- * from the resolved addresses.  Both speak ib_cm on the wire.
+ * The InfiniBand transport of the rdma_cm switch: ib_cm on the wire,
+ * paths and multicast groups from the SA.  RoCE speaks ib_cm too, with
+ * paths rdma_cm builds from the resolved addresses (cma_roce.c).
  */
 #include "cma_abi.h"
 #include "cma_priv.h"
-
-static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
-				  unsigned long timeout_ms)
-{
-	struct rdma_route *route = &id_priv->id.route;
-	struct sa_path_rec *path;
-	int ret;
-
-	path = kzalloc(sizeof(*path), GFP_KERNEL);
-	if (!path)
-		return -ENOMEM;
-	ret = cma_roce_path(id_priv, path);
-	if (ret) {
-		kfree(path);
-		return ret;
-	}
-	cma_route_reset(id_priv);
-	route->path_rec = path;
-	route->num_pri_alt_paths = 1;
-
-	/* The peer's hardware address may change under the route. */
-	cma_neigh_watch(id_priv);
-	ret = cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
-			      RDMA_CM_ROUTE_RESOLVED,
-			      RDMA_CM_EVENT_ROUTE_RESOLVED);
-	if (ret) {
-		cma_neigh_unwatch(id_priv);
-		cma_route_reset(id_priv);
-	}
-	return ret;
-}
 
 /* The Q_Key of a UD id, as stock rdma_cm derives it from the port space. */
 int cma_ib_qkey(struct rdma_id_private *id_priv)
@@ -67,8 +36,8 @@ int cma_ib_qkey(struct rdma_id_private *id_priv)
  * that (and always for UD) the P_Key index, port and Q_Key or access
  * rights of INIT.
  */
-static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
-			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
+			struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct rdma_cm_id *id = &id_priv->id;
@@ -108,31 +77,18 @@ out:
 	return 0;
 }
 
-/* What IB and RoCE share: ib_cm does the connection (cma_ib_conn.c). */
-#define CMA_IB_CM_OPS					\
-	.listen		= cma_ib_listen,		\
-	.connect	= cma_ib_connect,		\
-	.accept		= cma_ib_accept,		\
-	.reject		= cma_ib_reject,		\
-	.disconnect	= cma_ib_disconnect,		\
-	.notify		= cma_ib_notify,		\
-	.init_qp_attr	= cma_ib_init_qp_attr,		\
-	.destroy	= cma_ib_destroy
-
 /* InfiniBand: routes and multicast groups come from the SA. */
 const struct cma_transport_ops cma_ib_transport = {
 	.name		= "ib_cm",
 	.resolve_route	= cma_sa_resolve_route,
 	.join		= cma_sa_join,
 	.leave		= cma_sa_leave,
-	CMA_IB_CM_OPS,
-};
-
-const struct cma_transport_ops cma_roce_transport = {
-	.name		= "ib_cm (RoCE)",
-	.resolve_route	= cma_roce_resolve_route,
-	.set_path	= cma_roce_path_l2,
-	.join		= cma_roce_join,
-	.leave		= cma_roce_leave,
-	CMA_IB_CM_OPS,
+	.listen		= cma_ib_listen,
+	.connect	= cma_ib_connect,
+	.accept		= cma_ib_accept,
+	.reject		= cma_ib_reject,
+	.disconnect	= cma_ib_disconnect,
+	.notify		= cma_ib_notify,
+	.init_qp_attr	= cma_ib_init_qp_attr,
+	.destroy	= cma_ib_destroy,
 };

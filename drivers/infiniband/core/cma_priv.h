@@ -488,12 +488,14 @@ int cma_qp_error(struct rdma_id_private *id_priv);
 int cma_get_port(struct rdma_id_private *id_priv);
 int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr);
 
-/* The tables: cma_ib.c and cma_iw.c. */
+/* The tables: cma_ib.c, cma_roce.c and cma_iw.c. */
 extern const struct cma_transport_ops cma_ib_transport;
 extern const struct cma_transport_ops cma_roce_transport;
 extern const struct cma_transport_ops cma_iw_transport;
 
-/* cma_ib_conn.c: the connection operations of both IB CM tables. */
+/* cma_ib.c, cma_ib_conn.c: what both IB CM tables share. */
+int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
+			struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 int cma_ib_listen(struct rdma_id_private *id_priv, int backlog);
 int cma_ib_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *param);
@@ -515,8 +517,7 @@ int cma_ib_sidr_rep(struct rdma_id_private *id_priv,
 		    int status, u32 qkey,
 		    const void *pdata, u8 pdata_len);
 
-/* cma_route.c: route resolution, RoCE path records. */
-/* cma_roce.c: what a RoCE path takes from the netdev stack */
+/* cma_roce_net.c: what a RoCE path takes from the netdev stack */
 struct net_device;
 
 struct cma_vlan_ops {
@@ -533,8 +534,7 @@ enum ib_gid_type cma_roce_route_gid_type(enum rdma_network_type network,
 					 unsigned long supported,
 					 enum ib_gid_type def);
 
-int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path);
-int cma_roce_path_l2(struct rdma_id_private *id_priv, struct sa_path_rec *path);
+/* cma_route.c: route resolution. */
 void cma_route_reset(struct rdma_id_private *id_priv);
 
 /* cma_state.c: the id state machine. */
