@@ -59,7 +59,24 @@ const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 
 static bool cma_port_served(struct ib_device *device, u32 port)
 {
-	return rdma_cap_ib_cm(device, port) || rdma_cap_iw_cm(device, port);
+	return cma_transport_of(device, port);
+}
+
+/**
+ * cma_dev_addr_gids - The GIDs of an id's resolved device address.
+ * @id: an id attached to an IB or iWARP port
+ * @sgid: if not NULL, receives the source GID
+ * @dgid: if not NULL, receives the destination GID
+ */
+void cma_dev_addr_gids(struct rdma_cm_id *id, union ib_gid *sgid,
+		       union ib_gid *dgid)
+{
+	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+
+	if (sgid)
+		rdma_addr_get_sgid(dev_addr, sgid);
+	if (dgid)
+		rdma_addr_get_dgid(dev_addr, dgid);
 }
 
 /**
@@ -187,33 +204,16 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
  */
 static const struct ib_gid_attr *
 cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
-		  u32 port, const union ib_gid *gid)
+		  u32 port)
 {
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct ib_device *device = cma_dev->device;
-	enum ib_gid_type gid_type = IB_GID_TYPE_IB;
-	const struct ib_gid_attr *sgid_attr;
-	struct net_device *ndev = NULL;
-	bool ib_addr = dev_addr->dev_type == ARPHRD_INFINIBAND;
+	const struct cma_transport_ops *xprt = cma_transport_of(device, port);
 
-	if (!cma_port_served(device, port))
+	if (!xprt)
 		return ERR_PTR(-ENODEV);
 	if (!rdma_dev_access_netns(device, cma_id_net(id_priv)))
 		return ERR_PTR(-ENODEV);
-	/* An IPoIB address needs an IB port, any other address a non-IB one. */
-	if (ib_addr != rdma_protocol_ib(device, port))
-		return ERR_PTR(-ENODEV);
-
-	if (dev_addr->dev_type == ARPHRD_ETHER &&
-	    rdma_protocol_roce(device, port)) {
-		ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
-		if (!ndev)
-			return ERR_PTR(-ENODEV);
-		gid_type = cma_dev_default_gid_type(cma_dev, port);
-	}
-	sgid_attr = rdma_find_gid_by_port(device, gid, gid_type, port, ndev);
-	dev_put(ndev);
-	return sgid_attr;
+	return xprt->src_gid_attr(id_priv, cma_dev, port);
 }
 
 /*
@@ -272,7 +272,6 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	const struct ib_gid_attr *sgid_attr;
 	struct cma_device *cma_dev;
-	union ib_gid gid, iboe_gid;
 	int ret = -ENODEV;
 	u32 port;
 
@@ -280,17 +279,10 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 	    id_priv->id.ps == RDMA_PS_IPOIB)
 		return -EINVAL;
 
-	rdma_addr_get_sgid(dev_addr, &gid);
-	memset(&iboe_gid, 0, sizeof(iboe_gid));
-	rdma_ip2gid(cma_src_addr(id_priv), &iboe_gid);
-
 	mutex_lock(&cma_dev_mutex);
 	list_for_each_entry(cma_dev, &cma_dev_list, list) {
 		rdma_for_each_port(cma_dev->device, port) {
-			bool roce = rdma_protocol_roce(cma_dev->device, port);
-
-			sgid_attr = cma_validate_port(id_priv, cma_dev, port,
-						      roce ? &iboe_gid : &gid);
+			sgid_attr = cma_validate_port(id_priv, cma_dev, port);
 			if (IS_ERR(sgid_attr))
 				continue;
 			ret = cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
@@ -335,20 +327,14 @@ void cma_dev_visit_ids(cma_id_visit_t fn, void *arg)
 int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 			 struct rdma_id_private *listener)
 {
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct cma_device *cma_dev = listener->cma_dev;
 	const struct ib_gid_attr *sgid_attr;
-	union ib_gid gid;
 	u32 port;
 
 	if (WARN_ON_ONCE(!cma_dev))
 		return -ENODEV;
 	rdma_for_each_port(cma_dev->device, port) {
-		if (rdma_protocol_roce(cma_dev->device, port))
-			rdma_ip2gid(cma_src_addr(id_priv), &gid);
-		else
-			rdma_addr_get_sgid(dev_addr, &gid);
-		sgid_attr = cma_validate_port(id_priv, cma_dev, port, &gid);
+		sgid_attr = cma_validate_port(id_priv, cma_dev, port);
 		if (!IS_ERR(sgid_attr))
 			return cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
 	}
@@ -506,7 +492,7 @@ static struct cma_device *cma_dev_pick_loopback(struct net *net,
 			if (!cma_port_serves_net(cma_dev->device, p, net))
 				continue;
 			if (family == AF_IB &&
-			    !rdma_cap_ib_cm(cma_dev->device, p))
+			    !cma_transport_of(cma_dev->device, p)->af_ib)
 				continue;
 			if (!first) {
 				first = cma_dev;
@@ -565,8 +551,7 @@ int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 	ret = cma_dev_attach(id_priv, cma_dev, port, NULL);
 	if (ret)
 		goto out;
-	dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
-			     ARPHRD_INFINIBAND : ARPHRD_ETHER;
+	dev_addr->dev_type = id_priv->xprt->dev_type;
 	rdma_addr_set_sgid(dev_addr, &gid);
 	ib_addr_set_pkey(dev_addr, pkey);
 out:
@@ -627,8 +612,10 @@ int cma_dev_acquire_ib(struct rdma_id_private *id_priv,
 		if (!rdma_dev_access_netns(device, cma_id_net(id_priv)))
 			continue;
 		rdma_for_each_port(device, port) {
-			if (!cma_port_served(device, port) ||
-			    !rdma_cap_af_ib(device, port) ||
+			const struct cma_transport_ops *xprt =
+				cma_transport_of(device, port);
+
+			if (!xprt || !xprt->af_ib ||
 			    ib_find_cached_pkey(device, port, pkey, &index) ||
 			    !cma_port_reaches(device, port, dgid, &gid))
 				continue;
@@ -726,6 +713,7 @@ int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
 
 	if (!rdma_is_port_valid(device, port))
 		return -EINVAL;
+	/* The port's GID types, not its transport: every port answers. */
 	if (gid_type == IB_GID_TYPE_IB &&
 	    rdma_protocol_roce_eth_encap(device, port))
 		gid_type = IB_GID_TYPE_ROCE;

@@ -4,6 +4,10 @@
  * paths and multicast groups from the SA.  RoCE speaks ib_cm too, with
  * paths rdma_cm builds from the resolved addresses (cma_roce.c).
  */
+#include <linux/if_arp.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
 #include "cma_abi.h"
 #include "cma_priv.h"
 
@@ -33,15 +37,13 @@ int cma_ib_qkey(struct rdma_id_private *id_priv)
 
 /*
  * QP attributes: from ib_cm once it has an id for a connected QP; before
- * that (and always for UD) the P_Key index, port and Q_Key or access
- * rights of INIT.
+ * that (and always for UD) the index of @pkey, the port and the Q_Key or
+ * access rights of INIT.
  */
-int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
-			struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+int cma_ib_cm_init_qp_attr(struct rdma_id_private *id_priv, u16 pkey,
+			   struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct rdma_cm_id *id = &id_priv->id;
-	u16 pkey;
 	int ret;
 
 	if (id_priv->cm_id.ib && id->qp_type != IB_QPT_UD) {
@@ -52,8 +54,6 @@ int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 		goto out;
 	}
 
-	pkey = rdma_cap_eth_ah(id->device, id->port_num) ?
-	       0xffff : ib_addr_get_pkey(dev_addr);
 	ret = ib_find_cached_pkey(id->device, id->port_num, pkey,
 				  &qp_attr->pkey_index);
 	if (ret)
@@ -77,6 +77,31 @@ out:
 	return 0;
 }
 
+/* An IB id's QP is in the partition of its IPoIB address. */
+static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
+			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+
+	return cma_ib_cm_init_qp_attr(id_priv, ib_addr_get_pkey(dev_addr),
+				      qp_attr, qp_attr_mask);
+}
+
+/* An IB port carries IPoIB addresses, whose hardware address has the GID. */
+static const struct ib_gid_attr *
+cma_ib_src_gid_attr(struct rdma_id_private *id_priv,
+		    struct cma_device *cma_dev, u32 port)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	union ib_gid gid;
+
+	if (dev_addr->dev_type != ARPHRD_INFINIBAND)
+		return ERR_PTR(-ENODEV);
+	rdma_addr_get_sgid(dev_addr, &gid);
+	return rdma_find_gid_by_port(cma_dev->device, &gid, IB_GID_TYPE_IB,
+				     port, NULL);
+}
+
 /* InfiniBand: routes and multicast groups come from the SA. */
 const struct cma_transport_ops cma_ib_transport = {
 	.name		= "ib_cm",
@@ -91,4 +116,11 @@ const struct cma_transport_ops cma_ib_transport = {
 	.notify		= cma_ib_notify,
 	.init_qp_attr	= cma_ib_init_qp_attr,
 	.destroy	= cma_ib_destroy,
+	.src_gid_attr	= cma_ib_src_gid_attr,
+	.read_gids	= cma_dev_addr_gids,
+	.req_netdev	= cma_ib_req_netdev,
+	.reject_msg	= ibcm_reject_msg,
+	.consumer_reject = cma_ib_consumer_reject,
+	.dev_type	= ARPHRD_INFINIBAND,
+	.af_ib		= true,
 };

@@ -58,7 +58,7 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 				 cma_id_net(parent)))
 		return 0;
 	if (cma_src_addr(parent)->sa_family == AF_IB &&
-	    !rdma_cap_ib_cm(device, rdma_start_port(device)))
+	    !cma_transport_of(device, rdma_start_port(device))->af_ib)
 		return 0;
 
 	child = cma_id_alloc(cma_id_net(parent), parent->id.event_handler,

@@ -29,11 +29,14 @@ struct cma_device;
 struct cma_multicast;
 struct cma_transport_ops;
 struct cred;
+struct ib_cm_event;
 struct ib_cm_id;
+struct ib_gid_attr;
 struct ib_sa_multicast;
 struct ib_sa_query;
 struct iw_cm_id;
 struct net;
+struct net_device;
 struct sa_path_rec;
 
 /*
@@ -304,10 +307,32 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  * @destroy: release the transport's id.  Called once, from destroy,
  *	after the state became DESTROYING and without @handler_mutex; on
  *	return no transport callback runs or will run for the id.
+ * @join: join the multicast group of @mc (IB: an SA join; RoCE: a
+ *	group record from the IP address, IGMP for RoCE v2); NULL where
+ *	the transport has no multicast (-EOPNOTSUPP).
+ * @leave: leave a group @join joined.
  * @serves_net: whether ids of @net may use @port, beyond what
  *	rdma_dev_access_netns() allows (iWARP: the port's connections are
  *	TCP connections of its netdev's namespace, so only ids of that
  *	namespace may listen or resolve loopback there); NULL: they may.
+ * @src_gid_attr: the GID entry of @port that the id's source address
+ *	stands for, with a reference, or an ERR_PTR() (-ENODEV when @port
+ *	cannot carry that kind of address).  IB: the GID of the IPoIB
+ *	address; RoCE: the GID of the IP address on its netdev, of the
+ *	port's default GID type; iWARP: the GID of the device address.
+ * @read_gids: the source and destination GIDs of an id attached to a
+ *	port (RoCE: derived from the IP addresses; IB and iWARP: those of
+ *	the resolved device address); either pointer may be NULL.
+ * @req_netdev: IB CM transports: the netdev a REQ or SIDR REQ that
+ *	arrived on @port came through, with a reference, or NULL.
+ * @reject_msg: the text of a REJECTED event's status (IB CM: a reject
+ *	reason; iWARP: a negative errno).
+ * @consumer_reject: whether a REJECTED event carries the remote
+ *	consumer's reject, and with it the consumer's private data.
+ * @dev_type: the ARPHRD type of the port's addresses, given to an id
+ *	attached without a source address (loopback).
+ * @af_ib: whether the transport's CM takes AF_IB ids, whose service id
+ *	and GIDs are IB CM notions (IB and RoCE; not iWARP).
  *
  * Context: process context, after the core checked and changed the
  * state; they may sleep.  @resolve_route runs without @handler_mutex
@@ -346,6 +371,18 @@ struct cma_transport_ops {
 		      struct cma_multicast *mc);
 	bool (*serves_net)(struct ib_device *device, u32 port,
 			   const struct net *net);
+	const struct ib_gid_attr *(*src_gid_attr)(struct rdma_id_private *id_priv,
+						  struct cma_device *cma_dev,
+						  u32 port);
+	void (*read_gids)(struct rdma_cm_id *id, union ib_gid *sgid,
+			  union ib_gid *dgid);
+	struct net_device *(*req_netdev)(struct ib_device *device, u32 port,
+					 const struct ib_cm_event *ib_event,
+					 const struct sockaddr_storage *local);
+	const char *(*reject_msg)(int reason);
+	bool (*consumer_reject)(const struct rdma_cm_event *ev);
+	unsigned short dev_type;
+	bool af_ib;
 };
 
 /*
@@ -422,6 +459,8 @@ int cma_dev_default_roce_tos(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
 const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 						 u32 port);
+void cma_dev_addr_gids(struct rdma_cm_id *id, union ib_gid *sgid,
+		       union ib_gid *dgid);
 bool cma_port_serves_net(struct ib_device *device, u32 port, struct net *net);
 
 /* cma_id.c: id lifecycle and event delivery. */
@@ -494,8 +533,8 @@ extern const struct cma_transport_ops cma_roce_transport;
 extern const struct cma_transport_ops cma_iw_transport;
 
 /* cma_ib.c, cma_ib_conn.c: what both IB CM tables share. */
-int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
-			struct ib_qp_attr *qp_attr, int *qp_attr_mask);
+int cma_ib_cm_init_qp_attr(struct rdma_id_private *id_priv, u16 pkey,
+			   struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 int cma_ib_listen(struct rdma_id_private *id_priv, int backlog);
 int cma_ib_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *param);
@@ -506,6 +545,10 @@ int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
 int cma_ib_disconnect(struct rdma_id_private *id_priv);
 int cma_ib_notify(struct rdma_id_private *id_priv, enum ib_event_type event);
 void cma_ib_destroy(struct rdma_id_private *id_priv);
+struct net_device *cma_ib_req_netdev(struct ib_device *device, u32 port,
+				     const struct ib_cm_event *ib_event,
+				     const struct sockaddr_storage *local);
+bool cma_ib_consumer_reject(const struct rdma_cm_event *ev);
 void *cma_ib_req_pdata(struct rdma_id_private *id_priv,
 		       const struct rdma_conn_param *param, u8 max, u8 *len);
 int cma_ib_qkey(struct rdma_id_private *id_priv);
@@ -518,7 +561,6 @@ int cma_ib_sidr_rep(struct rdma_id_private *id_priv,
 		    const void *pdata, u8 pdata_len);
 
 /* cma_roce_net.c: what a RoCE path takes from the netdev stack */
-struct net_device;
 
 struct cma_vlan_ops {
 	bool (*is_vlan)(const struct net_device *dev);

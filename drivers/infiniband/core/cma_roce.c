@@ -6,9 +6,11 @@
  * (cma_mcast.c).  What the path takes from the netdev stack is in
  * cma_roce_net.c.
  */
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 
 #include "core_priv.h"
@@ -155,6 +157,79 @@ static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
 	return ret;
 }
 
+/* RoCE has no partitions: a QP is in the default one. */
+static int cma_roce_init_qp_attr(struct rdma_id_private *id_priv,
+				 struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	return cma_ib_cm_init_qp_attr(id_priv, 0xffff, qp_attr, qp_attr_mask);
+}
+
+/*
+ * The GID of the source IP address; for an Ethernet address, on the
+ * netdev the address lives on and of the port's default GID type.
+ */
+static const struct ib_gid_attr *
+cma_roce_src_gid_attr(struct rdma_id_private *id_priv,
+		      struct cma_device *cma_dev, u32 port)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	enum ib_gid_type gid_type = IB_GID_TYPE_IB;
+	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev = NULL;
+	union ib_gid gid = {};
+
+	if (dev_addr->dev_type == ARPHRD_INFINIBAND)
+		return ERR_PTR(-ENODEV);
+	rdma_ip2gid(cma_src_addr(id_priv), &gid);
+	if (dev_addr->dev_type == ARPHRD_ETHER) {
+		ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+		if (!ndev)
+			return ERR_PTR(-ENODEV);
+		gid_type = cma_dev_default_gid_type(cma_dev, port);
+	}
+	sgid_attr = rdma_find_gid_by_port(cma_dev->device, &gid, gid_type,
+					  port, ndev);
+	dev_put(ndev);
+	return sgid_attr;
+}
+
+/* RoCE GIDs stand for IP addresses. */
+static void cma_roce_read_gids(struct rdma_cm_id *id,
+			       union ib_gid *sgid, union ib_gid *dgid)
+{
+	struct rdma_addr *addr = &id->route.addr;
+
+	if (sgid)
+		rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
+	if (dgid)
+		rdma_ip2gid((struct sockaddr *)&addr->dst_addr, dgid);
+}
+
+/* The netdev of the GID entry the request arrived on. */
+static struct net_device *
+cma_roce_req_netdev(struct ib_device *device, u32 port,
+		    const struct ib_cm_event *ib_event,
+		    const struct sockaddr_storage *local)
+{
+	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev;
+
+	if (ib_event->event == IB_CM_REQ_RECEIVED)
+		sgid_attr = ib_event->param.req_rcvd.ppath_sgid_attr;
+	else
+		sgid_attr = ib_event->param.sidr_req_rcvd.sgid_attr;
+	if (!sgid_attr)
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
+}
+
 const struct cma_transport_ops cma_roce_transport = {
 	.name		= "ib_cm (RoCE)",
 	.resolve_route	= cma_roce_resolve_route,
@@ -167,6 +242,13 @@ const struct cma_transport_ops cma_roce_transport = {
 	.reject		= cma_ib_reject,
 	.disconnect	= cma_ib_disconnect,
 	.notify		= cma_ib_notify,
-	.init_qp_attr	= cma_ib_init_qp_attr,
+	.init_qp_attr	= cma_roce_init_qp_attr,
 	.destroy	= cma_ib_destroy,
+	.src_gid_attr	= cma_roce_src_gid_attr,
+	.read_gids	= cma_roce_read_gids,
+	.req_netdev	= cma_roce_req_netdev,
+	.reject_msg	= ibcm_reject_msg,
+	.consumer_reject = cma_ib_consumer_reject,
+	.dev_type	= ARPHRD_ETHER,
+	.af_ib		= true,
 };
