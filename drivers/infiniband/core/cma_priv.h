@@ -309,7 +309,7 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  *	return no transport callback runs or will run for the id.
  * @join: join the multicast group of @mc (IB: an SA join; RoCE: a
  *	group record from the IP address, IGMP for RoCE v2); NULL where
- *	the transport has no multicast (-EOPNOTSUPP).
+ *	the transport has no multicast (-ENOSYS).
  * @leave: leave a group @join joined.
  * @serves_net: whether ids of @net may use @port, beyond what
  *	rdma_dev_access_netns() allows (iWARP: the port's connections are
