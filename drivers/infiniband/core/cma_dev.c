@@ -20,10 +20,10 @@
 #include "cma_priv.h"
 #include "cma_trace.h"
 
-static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list, cma_listen_any */
+static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list */
 static LIST_HEAD(cma_dev_list);
-/* Wildcard listeners, which every new device must serve too. */
-static LIST_HEAD(cma_listen_any);
+/* Who else hears of devices arriving and going (cma_listen.c). */
+static const struct cma_dev_hooks *cma_hooks;
 
 static int cma_add_one(struct ib_device *device);
 static void cma_remove_one(struct ib_device *device, void *client_data);
@@ -113,7 +113,6 @@ static void cma_dev_free(struct cma_device *cma_dev)
 static int cma_add_one(struct ib_device *device)
 {
 	u32 start = rdma_start_port(device);
-	struct rdma_id_private *id_priv;
 	struct cma_device *cma_dev;
 	bool served = false;
 	u32 port;
@@ -161,9 +160,8 @@ static int cma_add_one(struct ib_device *device)
 
 	mutex_lock(&cma_dev_mutex);
 	list_add_tail(&cma_dev->list, &cma_dev_list);
-	list_for_each_entry(id_priv, &cma_listen_any, device_item)
-		cma_listen_on_dev(id_priv, cma_dev);
 	mutex_unlock(&cma_dev_mutex);
+	cma_hooks->add(cma_dev);
 	return 0;
 }
 
@@ -173,6 +171,7 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 	struct rdma_id_private *id_priv;
 
 	trace_cm_remove_one(device);
+	cma_hooks->remove(cma_dev);
 	/* No new id can find the device after this. */
 	mutex_lock(&cma_dev_mutex);
 	list_del(&cma_dev->list);
@@ -344,7 +343,8 @@ int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 /**
  * cma_dev_attach_listener - Attach a per-device listener to its device.
  * @id_priv: the new listener
- * @cma_dev: the device; the caller holds cma_dev_mutex, so it is listed
+ * @cma_dev: the device; the caller keeps it from being removed (device
+ *	removal takes it off the listeners' list before its ids)
  *
  * The listener takes the first served port, and with it the transport:
  * a transport listens on a whole device.
@@ -356,122 +356,10 @@ int cma_dev_attach_listener(struct rdma_id_private *id_priv,
 {
 	u32 port;
 
-	lockdep_assert_held(&cma_dev_mutex);
 	rdma_for_each_port(cma_dev->device, port)
 		if (cma_port_served(cma_dev->device, port))
 			return cma_dev_attach(id_priv, cma_dev, port, NULL);
 	return -ENODEV;
-}
-
-/**
- * cma_dev_listen_any - Serve a wildcard listener on every device.
- * @id_priv: the listener, in LISTEN, with no device
- *
- * Creates its per-device listeners and keeps it on the list that new
- * devices serve as they arrive.
- *
- * Return: 0, or the first device's error (the listener is then off the
- * list again; the caller stops the per-device listeners made so far).
- */
-int cma_dev_listen_any(struct rdma_id_private *id_priv)
-{
-	struct cma_device *cma_dev;
-	int ret = 0;
-
-	mutex_lock(&cma_dev_mutex);
-	list_add_tail(&id_priv->device_item, &cma_listen_any);
-	list_for_each_entry(cma_dev, &cma_dev_list, list) {
-		ret = cma_listen_on_dev(id_priv, cma_dev);
-		if (ret) {
-			list_del_init(&id_priv->device_item);
-			break;
-		}
-	}
-	mutex_unlock(&cma_dev_mutex);
-	return ret;
-}
-
-/**
- * cma_dev_unlisten_any - Take a wildcard listener off the device list.
- * @id_priv: the listener
- *
- * No per-device listener is added to it after this.
- */
-void cma_dev_unlisten_any(struct rdma_id_private *id_priv)
-{
-	mutex_lock(&cma_dev_mutex);
-	list_del_init(&id_priv->device_item);
-	mutex_unlock(&cma_dev_mutex);
-}
-
-/**
- * cma_dev_pop_listener - Take one per-device listener off its parent.
- * @parent: a wildcard listener, or NULL
- * @child: with @parent NULL, the per-device listener to take off its
- *	parent
- *
- * Whoever takes a per-device listener off its parent's list destroys it:
- * the parent's destruction or its device's removal, whichever comes
- * first.
- *
- * Return: with @parent, its first per-device listener, now off the list,
- * or NULL when none is left; with @child, @child if it was still on its
- * parent's list, or NULL.
- */
-struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
-					     struct rdma_id_private *child)
-{
-	struct rdma_id_private *ret = NULL;
-
-	mutex_lock(&cma_dev_mutex);
-	if (parent && !list_empty(&parent->listen_list))
-		ret = list_first_entry(&parent->listen_list,
-				       struct rdma_id_private, listen_item);
-	else if (!parent && !list_empty(&child->listen_item))
-		ret = child;
-	if (ret)
-		list_del_init(&ret->listen_item);
-	mutex_unlock(&cma_dev_mutex);
-	return ret;
-}
-
-/**
- * cma_dev_add_listener - Put a new per-device listener on its parent.
- * @parent: the wildcard listener
- * @child: its new per-device listener
- *
- * Context: the caller holds cma_dev_mutex (cma_listen_on_dev()).
- */
-void cma_dev_add_listener(struct rdma_id_private *parent,
-			  struct rdma_id_private *child)
-{
-	lockdep_assert_held(&cma_dev_mutex);
-	list_add_tail(&child->listen_item, &parent->listen_list);
-}
-
-/**
- * cma_dev_listener_on - A wildcard listener's per-device listener.
- * @parent: the wildcard listener
- * @device: the device
- *
- * Return: the per-device listener on @device with a reference
- * (cma_id_put() it), or NULL.
- */
-struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
-					    struct ib_device *device)
-{
-	struct rdma_id_private *child, *found = NULL;
-
-	mutex_lock(&cma_dev_mutex);
-	list_for_each_entry(child, &parent->listen_list, listen_item) {
-		if (child->id.device == device) {
-			found = child;
-			cma_id_get(found);
-			break;
-		}
-	}
-	mutex_unlock(&cma_dev_mutex);
-	return found;
 }
 
 /*
@@ -756,8 +644,16 @@ int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos)
 	return 0;
 }
 
-int __init cma_dev_init(void)
+/**
+ * cma_dev_init - Register the device client.
+ * @hooks: called for each device after it is listed and before its
+ *	removal (ib_core does not remove a device while its add runs)
+ *
+ * Return: 0 or ib_register_client()'s error.
+ */
+int __init cma_dev_init(const struct cma_dev_hooks *hooks)
 {
+	cma_hooks = hooks;
 	return ib_register_client(&cma_client);
 }
 

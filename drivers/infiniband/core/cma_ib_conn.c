@@ -634,7 +634,7 @@ cma_ib_find_listener(struct ib_cm_id *cm_id, struct net *net,
 				 cm_id->device);
 	if (!l || l->cma_dev)
 		return l;
-	child = cma_dev_listener_on(l, cm_id->device);
+	child = cma_listen_child_on(l, cm_id->device);
 	cma_id_put(l);
 	return child;
 }

@@ -424,13 +424,23 @@ struct cma_device {
 	struct completion	comp;		/* last reference dropped */
 	spinlock_t		id_lock;	/* @id_list */
 	struct list_head	id_list;	/* rdma_id_private.device_item */
+	struct list_head	listen_item;	/* on cma_listen.c's devices */
 	enum ib_gid_type	*default_gid_type;	/* per port */
 	u8			*default_roce_tos;	/* per port */
 };
 
+/*
+ * What device add and removal tell the listeners (cma_listen.c): @add
+ * once the device is listed, @remove before its ids are removed.
+ */
+struct cma_dev_hooks {
+	void (*add)(struct cma_device *cma_dev);
+	void (*remove)(struct cma_device *cma_dev);
+};
+
 /* cma_dev.c: the "cma" ib_client and the device list. */
 typedef void (*cma_id_visit_t)(struct rdma_id_private *id_priv, void *arg);
-int __init cma_dev_init(void);
+int __init cma_dev_init(const struct cma_dev_hooks *hooks);
 void cma_dev_exit(void);
 void cma_dev_put(struct cma_device *cma_dev);
 int cma_dev_acquire_by_src(struct rdma_id_private *id_priv);
@@ -443,15 +453,7 @@ int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 			 struct rdma_id_private *listener);
 int cma_dev_attach_listener(struct rdma_id_private *id_priv,
 			    struct cma_device *cma_dev);
-int cma_dev_listen_any(struct rdma_id_private *id_priv);
 void cma_dev_visit_ids(cma_id_visit_t fn, void *arg);
-void cma_dev_unlisten_any(struct rdma_id_private *id_priv);
-struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
-					     struct rdma_id_private *child);
-void cma_dev_add_listener(struct rdma_id_private *parent,
-			  struct rdma_id_private *child);
-struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
-					    struct ib_device *device);
 int cma_dev_default_gid_type(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
 				 enum ib_gid_type gid_type);
@@ -508,8 +510,10 @@ void cma_netevent_exit(void);
 void cma_answer_owe(struct rdma_id_private *id_priv, enum cma_answer what);
 
 /* cma_listen.c: listeners, per-device listeners of wildcard ones. */
-int cma_listen_on_dev(struct rdma_id_private *parent,
-		      struct cma_device *cma_dev);
+extern const struct cma_dev_hooks cma_listen_dev_hooks;
+void cma_listen_unlist_any(struct rdma_id_private *id_priv);
+struct rdma_id_private *cma_listen_child_on(struct rdma_id_private *parent,
+					    struct ib_device *device);
 void cma_listen_stop(struct rdma_id_private *id_priv);
 bool cma_listen_remove_child(struct rdma_id_private *child);
 struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
