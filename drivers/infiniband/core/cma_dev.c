@@ -20,10 +20,10 @@
 #include "cma_priv.h"
 #include "cma_trace.h"
 
-static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list, cma_listen_any */
+static DEFINE_MUTEX(cma_dev_mutex);	/* cma_dev_list */
 static LIST_HEAD(cma_dev_list);
-/* Wildcard listeners, which every new device must serve too. */
-static LIST_HEAD(cma_listen_any);
+/* Who else hears of devices arriving and going (cma_listen.c). */
+static const struct cma_dev_hooks *cma_hooks;
 
 static int cma_add_one(struct ib_device *device);
 static void cma_remove_one(struct ib_device *device, void *client_data);
@@ -59,7 +59,24 @@ const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 
 static bool cma_port_served(struct ib_device *device, u32 port)
 {
-	return rdma_cap_ib_cm(device, port) || rdma_cap_iw_cm(device, port);
+	return cma_transport_of(device, port);
+}
+
+/**
+ * cma_dev_addr_gids - The GIDs of an id's resolved device address.
+ * @id: an id attached to an IB or iWARP port
+ * @sgid: if not NULL, receives the source GID
+ * @dgid: if not NULL, receives the destination GID
+ */
+void cma_dev_addr_gids(struct rdma_cm_id *id, union ib_gid *sgid,
+		       union ib_gid *dgid)
+{
+	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+
+	if (sgid)
+		rdma_addr_get_sgid(dev_addr, sgid);
+	if (dgid)
+		rdma_addr_get_dgid(dev_addr, dgid);
 }
 
 /**
@@ -96,7 +113,6 @@ static void cma_dev_free(struct cma_device *cma_dev)
 static int cma_add_one(struct ib_device *device)
 {
 	u32 start = rdma_start_port(device);
-	struct rdma_id_private *id_priv;
 	struct cma_device *cma_dev;
 	bool served = false;
 	u32 port;
@@ -144,9 +160,8 @@ static int cma_add_one(struct ib_device *device)
 
 	mutex_lock(&cma_dev_mutex);
 	list_add_tail(&cma_dev->list, &cma_dev_list);
-	list_for_each_entry(id_priv, &cma_listen_any, device_item)
-		cma_listen_on_dev(id_priv, cma_dev);
 	mutex_unlock(&cma_dev_mutex);
+	cma_hooks->add(cma_dev);
 	return 0;
 }
 
@@ -156,6 +171,7 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 	struct rdma_id_private *id_priv;
 
 	trace_cm_remove_one(device);
+	cma_hooks->remove(cma_dev);
 	/* No new id can find the device after this. */
 	mutex_lock(&cma_dev_mutex);
 	list_del(&cma_dev->list);
@@ -187,33 +203,16 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
  */
 static const struct ib_gid_attr *
 cma_validate_port(struct rdma_id_private *id_priv, struct cma_device *cma_dev,
-		  u32 port, const union ib_gid *gid)
+		  u32 port)
 {
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct ib_device *device = cma_dev->device;
-	enum ib_gid_type gid_type = IB_GID_TYPE_IB;
-	const struct ib_gid_attr *sgid_attr;
-	struct net_device *ndev = NULL;
-	bool ib_addr = dev_addr->dev_type == ARPHRD_INFINIBAND;
+	const struct cma_transport_ops *xprt = cma_transport_of(device, port);
 
-	if (!cma_port_served(device, port))
+	if (!xprt)
 		return ERR_PTR(-ENODEV);
 	if (!rdma_dev_access_netns(device, cma_id_net(id_priv)))
 		return ERR_PTR(-ENODEV);
-	/* An IPoIB address needs an IB port, any other address a non-IB one. */
-	if (ib_addr != rdma_protocol_ib(device, port))
-		return ERR_PTR(-ENODEV);
-
-	if (dev_addr->dev_type == ARPHRD_ETHER &&
-	    rdma_protocol_roce(device, port)) {
-		ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
-		if (!ndev)
-			return ERR_PTR(-ENODEV);
-		gid_type = cma_dev_default_gid_type(cma_dev, port);
-	}
-	sgid_attr = rdma_find_gid_by_port(device, gid, gid_type, port, ndev);
-	dev_put(ndev);
-	return sgid_attr;
+	return xprt->src_gid_attr(id_priv, cma_dev, port);
 }
 
 /*
@@ -272,7 +271,6 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	const struct ib_gid_attr *sgid_attr;
 	struct cma_device *cma_dev;
-	union ib_gid gid, iboe_gid;
 	int ret = -ENODEV;
 	u32 port;
 
@@ -280,17 +278,10 @@ int cma_dev_acquire_by_src(struct rdma_id_private *id_priv)
 	    id_priv->id.ps == RDMA_PS_IPOIB)
 		return -EINVAL;
 
-	rdma_addr_get_sgid(dev_addr, &gid);
-	memset(&iboe_gid, 0, sizeof(iboe_gid));
-	rdma_ip2gid(cma_src_addr(id_priv), &iboe_gid);
-
 	mutex_lock(&cma_dev_mutex);
 	list_for_each_entry(cma_dev, &cma_dev_list, list) {
 		rdma_for_each_port(cma_dev->device, port) {
-			bool roce = rdma_protocol_roce(cma_dev->device, port);
-
-			sgid_attr = cma_validate_port(id_priv, cma_dev, port,
-						      roce ? &iboe_gid : &gid);
+			sgid_attr = cma_validate_port(id_priv, cma_dev, port);
 			if (IS_ERR(sgid_attr))
 				continue;
 			ret = cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
@@ -335,20 +326,14 @@ void cma_dev_visit_ids(cma_id_visit_t fn, void *arg)
 int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 			 struct rdma_id_private *listener)
 {
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct cma_device *cma_dev = listener->cma_dev;
 	const struct ib_gid_attr *sgid_attr;
-	union ib_gid gid;
 	u32 port;
 
 	if (WARN_ON_ONCE(!cma_dev))
 		return -ENODEV;
 	rdma_for_each_port(cma_dev->device, port) {
-		if (rdma_protocol_roce(cma_dev->device, port))
-			rdma_ip2gid(cma_src_addr(id_priv), &gid);
-		else
-			rdma_addr_get_sgid(dev_addr, &gid);
-		sgid_attr = cma_validate_port(id_priv, cma_dev, port, &gid);
+		sgid_attr = cma_validate_port(id_priv, cma_dev, port);
 		if (!IS_ERR(sgid_attr))
 			return cma_dev_attach(id_priv, cma_dev, port, sgid_attr);
 	}
@@ -358,7 +343,8 @@ int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 /**
  * cma_dev_attach_listener - Attach a per-device listener to its device.
  * @id_priv: the new listener
- * @cma_dev: the device; the caller holds cma_dev_mutex, so it is listed
+ * @cma_dev: the device; the caller keeps it from being removed (device
+ *	removal takes it off the listeners' list before its ids)
  *
  * The listener takes the first served port, and with it the transport:
  * a transport listens on a whole device.
@@ -370,122 +356,10 @@ int cma_dev_attach_listener(struct rdma_id_private *id_priv,
 {
 	u32 port;
 
-	lockdep_assert_held(&cma_dev_mutex);
 	rdma_for_each_port(cma_dev->device, port)
 		if (cma_port_served(cma_dev->device, port))
 			return cma_dev_attach(id_priv, cma_dev, port, NULL);
 	return -ENODEV;
-}
-
-/**
- * cma_dev_listen_any - Serve a wildcard listener on every device.
- * @id_priv: the listener, in LISTEN, with no device
- *
- * Creates its per-device listeners and keeps it on the list that new
- * devices serve as they arrive.
- *
- * Return: 0, or the first device's error (the listener is then off the
- * list again; the caller stops the per-device listeners made so far).
- */
-int cma_dev_listen_any(struct rdma_id_private *id_priv)
-{
-	struct cma_device *cma_dev;
-	int ret = 0;
-
-	mutex_lock(&cma_dev_mutex);
-	list_add_tail(&id_priv->device_item, &cma_listen_any);
-	list_for_each_entry(cma_dev, &cma_dev_list, list) {
-		ret = cma_listen_on_dev(id_priv, cma_dev);
-		if (ret) {
-			list_del_init(&id_priv->device_item);
-			break;
-		}
-	}
-	mutex_unlock(&cma_dev_mutex);
-	return ret;
-}
-
-/**
- * cma_dev_unlisten_any - Take a wildcard listener off the device list.
- * @id_priv: the listener
- *
- * No per-device listener is added to it after this.
- */
-void cma_dev_unlisten_any(struct rdma_id_private *id_priv)
-{
-	mutex_lock(&cma_dev_mutex);
-	list_del_init(&id_priv->device_item);
-	mutex_unlock(&cma_dev_mutex);
-}
-
-/**
- * cma_dev_pop_listener - Take one per-device listener off its parent.
- * @parent: a wildcard listener, or NULL
- * @child: with @parent NULL, the per-device listener to take off its
- *	parent
- *
- * Whoever takes a per-device listener off its parent's list destroys it:
- * the parent's destruction or its device's removal, whichever comes
- * first.
- *
- * Return: with @parent, its first per-device listener, now off the list,
- * or NULL when none is left; with @child, @child if it was still on its
- * parent's list, or NULL.
- */
-struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
-					     struct rdma_id_private *child)
-{
-	struct rdma_id_private *ret = NULL;
-
-	mutex_lock(&cma_dev_mutex);
-	if (parent && !list_empty(&parent->listen_list))
-		ret = list_first_entry(&parent->listen_list,
-				       struct rdma_id_private, listen_item);
-	else if (!parent && !list_empty(&child->listen_item))
-		ret = child;
-	if (ret)
-		list_del_init(&ret->listen_item);
-	mutex_unlock(&cma_dev_mutex);
-	return ret;
-}
-
-/**
- * cma_dev_add_listener - Put a new per-device listener on its parent.
- * @parent: the wildcard listener
- * @child: its new per-device listener
- *
- * Context: the caller holds cma_dev_mutex (cma_listen_on_dev()).
- */
-void cma_dev_add_listener(struct rdma_id_private *parent,
-			  struct rdma_id_private *child)
-{
-	lockdep_assert_held(&cma_dev_mutex);
-	list_add_tail(&child->listen_item, &parent->listen_list);
-}
-
-/**
- * cma_dev_listener_on - A wildcard listener's per-device listener.
- * @parent: the wildcard listener
- * @device: the device
- *
- * Return: the per-device listener on @device with a reference
- * (cma_id_put() it), or NULL.
- */
-struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
-					    struct ib_device *device)
-{
-	struct rdma_id_private *child, *found = NULL;
-
-	mutex_lock(&cma_dev_mutex);
-	list_for_each_entry(child, &parent->listen_list, listen_item) {
-		if (child->id.device == device) {
-			found = child;
-			cma_id_get(found);
-			break;
-		}
-	}
-	mutex_unlock(&cma_dev_mutex);
-	return found;
 }
 
 /*
@@ -506,7 +380,7 @@ static struct cma_device *cma_dev_pick_loopback(struct net *net,
 			if (!cma_port_serves_net(cma_dev->device, p, net))
 				continue;
 			if (family == AF_IB &&
-			    !rdma_cap_ib_cm(cma_dev->device, p))
+			    !cma_transport_of(cma_dev->device, p)->af_ib)
 				continue;
 			if (!first) {
 				first = cma_dev;
@@ -565,8 +439,7 @@ int cma_dev_acquire_loopback(struct rdma_id_private *id_priv)
 	ret = cma_dev_attach(id_priv, cma_dev, port, NULL);
 	if (ret)
 		goto out;
-	dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
-			     ARPHRD_INFINIBAND : ARPHRD_ETHER;
+	dev_addr->dev_type = id_priv->xprt->dev_type;
 	rdma_addr_set_sgid(dev_addr, &gid);
 	ib_addr_set_pkey(dev_addr, pkey);
 out:
@@ -627,8 +500,10 @@ int cma_dev_acquire_ib(struct rdma_id_private *id_priv,
 		if (!rdma_dev_access_netns(device, cma_id_net(id_priv)))
 			continue;
 		rdma_for_each_port(device, port) {
-			if (!cma_port_served(device, port) ||
-			    !rdma_cap_af_ib(device, port) ||
+			const struct cma_transport_ops *xprt =
+				cma_transport_of(device, port);
+
+			if (!xprt || !xprt->af_ib ||
 			    ib_find_cached_pkey(device, port, pkey, &index) ||
 			    !cma_port_reaches(device, port, dgid, &gid))
 				continue;
@@ -726,6 +601,7 @@ int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
 
 	if (!rdma_is_port_valid(device, port))
 		return -EINVAL;
+	/* The port's GID types, not its transport: every port answers. */
 	if (gid_type == IB_GID_TYPE_IB &&
 	    rdma_protocol_roce_eth_encap(device, port))
 		gid_type = IB_GID_TYPE_ROCE;
@@ -768,8 +644,16 @@ int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos)
 	return 0;
 }
 
-int __init cma_dev_init(void)
+/**
+ * cma_dev_init - Register the device client.
+ * @hooks: called for each device after it is listed and before its
+ *	removal (ib_core does not remove a device while its add runs)
+ *
+ * Return: 0 or ib_register_client()'s error.
+ */
+int __init cma_dev_init(const struct cma_dev_hooks *hooks)
 {
+	cma_hooks = hooks;
 	return ib_register_client(&cma_client);
 }
 

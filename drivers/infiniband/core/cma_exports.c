@@ -35,34 +35,22 @@ EXPORT_SYMBOL(rdma_get_service_id);
  *
  * RoCE GIDs are derived from the IP addresses; IB and iWARP ones come
  * from the resolved device address.  Both are zero while @cm_id has no
- * device.
+ * device (or is on a port no transport serves).
  */
 void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 		    union ib_gid *dgid)
 {
-	struct rdma_addr *addr = &cm_id->route.addr;
-	bool roce;
+	const struct cma_transport_ops *xprt = NULL;
 
-	if (!cm_id->device) {
+	if (cm_id->device)
+		xprt = cma_transport_of(cm_id->device, cm_id->port_num);
+	if (!xprt) {
 		if (sgid)
 			memset(sgid, 0, sizeof(*sgid));
 		if (dgid)
 			memset(dgid, 0, sizeof(*dgid));
 		return;
 	}
-
-	roce = rdma_protocol_roce(cm_id->device, cm_id->port_num);
-	if (sgid) {
-		if (roce)
-			rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
-		else
-			rdma_addr_get_sgid(&addr->dev_addr, sgid);
-	}
-	if (dgid) {
-		if (roce)
-			rdma_ip2gid((struct sockaddr *)&addr->dst_addr, dgid);
-		else
-			rdma_addr_get_dgid(&addr->dev_addr, dgid);
-	}
+	xprt->read_gids(cm_id, sgid, dgid);
 }
 EXPORT_SYMBOL(rdma_read_gids);

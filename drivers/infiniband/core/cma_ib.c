@@ -1,46 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The IB CM transports of the rdma_cm switch: InfiniBand ports, whose
- * paths come from the SA, and RoCE ports, whose paths rdma_cm builds
- * from the resolved addresses.  Both speak ib_cm on the wire.
+ * The InfiniBand transport of the rdma_cm switch: ib_cm on the wire,
+ * paths and multicast groups from the SA.  RoCE speaks ib_cm too, with
+ * paths rdma_cm builds from the resolved addresses (cma_roce.c).
  */
+#include <linux/if_arp.h>
 #include <rdma/ib.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
 #include "cma_priv.h"
-
-static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
-				  unsigned long timeout_ms)
-{
-	struct rdma_route *route = &id_priv->id.route;
-	struct sa_path_rec *path;
-	int ret;
-
-	path = kzalloc(sizeof(*path), GFP_KERNEL);
-	if (!path)
-		return -ENOMEM;
-	ret = cma_roce_path(id_priv, path);
-	if (ret) {
-		kfree(path);
-		return ret;
-	}
-	cma_route_reset(id_priv);
-	route->path_rec = path;
-	route->num_pri_alt_paths = 1;
-
-	/* The peer's hardware address may change under the route. */
-	cma_neigh_watch(id_priv);
-	ret = cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
-			      RDMA_CM_ROUTE_RESOLVED,
-			      RDMA_CM_EVENT_ROUTE_RESOLVED);
-	if (ret) {
-		cma_neigh_unwatch(id_priv);
-		cma_route_reset(id_priv);
-	}
-	return ret;
-}
 
 /* The Q_Key of a UD id, derived from the port space as peers expect. */
 int cma_ib_qkey(struct rdma_id_private *id_priv)
@@ -68,15 +38,13 @@ int cma_ib_qkey(struct rdma_id_private *id_priv)
 
 /*
  * QP attributes: from ib_cm once it has an id for a connected QP; before
- * that (and always for UD) the P_Key index, port and Q_Key or access
- * rights of INIT.
+ * that (and always for UD) the index of @pkey, the port and the Q_Key or
+ * access rights of INIT.
  */
-static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
-			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+int cma_ib_cm_init_qp_attr(struct rdma_id_private *id_priv, u16 pkey,
+			   struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
 	struct rdma_cm_id *id = &id_priv->id;
-	u16 pkey;
 	int ret;
 
 	if (id_priv->cm_id.ib && id->qp_type != IB_QPT_UD) {
@@ -87,8 +55,6 @@ static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 		goto out;
 	}
 
-	pkey = rdma_cap_eth_ah(id->device, id->port_num) ?
-	       0xffff : ib_addr_get_pkey(dev_addr);
 	ret = ib_find_cached_pkey(id->device, id->port_num, pkey,
 				  &qp_attr->pkey_index);
 	if (ret)
@@ -112,16 +78,30 @@ out:
 	return 0;
 }
 
-/* What IB and RoCE share: ib_cm does the connection (cma_ib_conn.c). */
-#define CMA_IB_CM_OPS					\
-	.listen		= cma_ib_listen,		\
-	.connect	= cma_ib_connect,		\
-	.accept		= cma_ib_accept,		\
-	.reject		= cma_ib_reject,		\
-	.disconnect	= cma_ib_disconnect,		\
-	.notify		= cma_ib_notify,		\
-	.init_qp_attr	= cma_ib_init_qp_attr,		\
-	.destroy	= cma_ib_destroy
+/* An IB id's QP is in the partition of its IPoIB address. */
+static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
+			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+
+	return cma_ib_cm_init_qp_attr(id_priv, ib_addr_get_pkey(dev_addr),
+				      qp_attr, qp_attr_mask);
+}
+
+/* An IB port carries IPoIB addresses, whose hardware address has the GID. */
+static const struct ib_gid_attr *
+cma_ib_src_gid_attr(struct rdma_id_private *id_priv,
+		    struct cma_device *cma_dev, u32 port)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	union ib_gid gid;
+
+	if (dev_addr->dev_type != ARPHRD_INFINIBAND)
+		return ERR_PTR(-ENODEV);
+	rdma_addr_get_sgid(dev_addr, &gid);
+	return rdma_find_gid_by_port(cma_dev->device, &gid, IB_GID_TYPE_IB,
+				     port, NULL);
+}
 
 /* InfiniBand: routes and multicast groups come from the SA. */
 const struct cma_transport_ops cma_ib_transport = {
@@ -129,14 +109,19 @@ const struct cma_transport_ops cma_ib_transport = {
 	.resolve_route	= cma_sa_resolve_route,
 	.join		= cma_sa_join,
 	.leave		= cma_sa_leave,
-	CMA_IB_CM_OPS,
-};
-
-const struct cma_transport_ops cma_roce_transport = {
-	.name		= "ib_cm (RoCE)",
-	.resolve_route	= cma_roce_resolve_route,
-	.set_path	= cma_roce_path_l2,
-	.join		= cma_roce_join,
-	.leave		= cma_roce_leave,
-	CMA_IB_CM_OPS,
+	.listen		= cma_ib_listen,
+	.connect	= cma_ib_connect,
+	.accept		= cma_ib_accept,
+	.reject		= cma_ib_reject,
+	.disconnect	= cma_ib_disconnect,
+	.notify		= cma_ib_notify,
+	.init_qp_attr	= cma_ib_init_qp_attr,
+	.destroy	= cma_ib_destroy,
+	.src_gid_attr	= cma_ib_src_gid_attr,
+	.read_gids	= cma_dev_addr_gids,
+	.req_netdev	= cma_ib_req_netdev,
+	.reject_msg	= ibcm_reject_msg,
+	.consumer_reject = cma_ib_consumer_reject,
+	.dev_type	= ARPHRD_INFINIBAND,
+	.af_ib		= true,
 };

@@ -424,49 +424,60 @@ static void cma_ib_req_event(struct rdma_cm_event *event,
 	event->ece = req->ece;
 }
 
+/* A reject the peer's consumer chose: REJ with the consumer's reason. */
+bool cma_ib_consumer_reject(const struct rdma_cm_event *ev)
+{
+	return ev->status == IB_CM_REJ_CONSUMER_DEFINED;
+}
+
+/**
+ * cma_ib_req_netdev - The IPoIB netdev a request on an IB port is for.
+ * @device: the device the request arrived on
+ * @port: its port
+ * @ib_event: the REQ or SIDR REQ
+ * @local: the address the requester connects to
+ *
+ * As IPoIB answers ib_core: the netdev of the port, P_Key and (for a
+ * REQ) local GID that serves @local.
+ *
+ * Return: the netdev with a reference, or NULL.
+ */
+struct net_device *cma_ib_req_netdev(struct ib_device *device, u32 port,
+				     const struct ib_cm_event *ib_event,
+				     const struct sockaddr_storage *local)
+{
+	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
+
+	if (ib_event->event == IB_CM_REQ_RECEIVED)
+		return ib_get_net_dev_by_params(device, port,
+						be16_to_cpu(req->primary_path->pkey),
+						&req->primary_path->sgid,
+						(const struct sockaddr *)local);
+	return ib_get_net_dev_by_params(device, port,
+					ib_event->param.sidr_req_rcvd.pkey,
+					NULL, (const struct sockaddr *)local);
+}
+
 /*
- * The netdev a REQ or SIDR REQ arrived on, with a reference, or NULL: on
- * RoCE the netdev of the GID it arrived on; on IB the IPoIB netdev of
- * the port, P_Key and (for a REQ) local GID that serves the address the
- * requester connects to, as IPoIB answers ib_core.
+ * The netdev a REQ or SIDR REQ arrived on, with a reference, or NULL.
+ * The transport of the port it arrived on finds it, not the listener's:
+ * one device may have IB and RoCE ports.
  */
 static struct net_device *cma_ib_req_ndev(struct ib_cm_id *cm_id,
 					  const struct ib_cm_event *ib_event,
 					  const struct sockaddr_storage *local)
 {
-	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
-	const struct ib_cm_sidr_req_event_param *sidr =
-		&ib_event->param.sidr_req_rcvd;
-	const struct ib_gid_attr *sgid_attr;
-	struct net_device *ndev;
+	const struct cma_transport_ops *xprt;
 	u32 port;
 
-	if (ib_event->event == IB_CM_REQ_RECEIVED) {
-		sgid_attr = req->ppath_sgid_attr;
-		port = req->port;
-	} else {
-		sgid_attr = sidr->sgid_attr;
-		port = sidr->port;
-	}
-	if (!rdma_protocol_ib(cm_id->device, port)) {
-		if (!sgid_attr)
-			return NULL;
-		rcu_read_lock();
-		ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
-		if (IS_ERR(ndev))
-			ndev = NULL;
-		else
-			dev_hold(ndev);
-		rcu_read_unlock();
-		return ndev;
-	}
 	if (ib_event->event == IB_CM_REQ_RECEIVED)
-		return ib_get_net_dev_by_params(cm_id->device, port,
-						be16_to_cpu(req->primary_path->pkey),
-						&req->primary_path->sgid,
-						(const struct sockaddr *)local);
-	return ib_get_net_dev_by_params(cm_id->device, port, sidr->pkey, NULL,
-					(const struct sockaddr *)local);
+		port = ib_event->param.req_rcvd.port;
+	else
+		port = ib_event->param.sidr_req_rcvd.port;
+	xprt = cma_transport_of(cm_id->device, port);
+	if (!xprt || !xprt->req_netdev)
+		return NULL;
+	return xprt->req_netdev(cm_id->device, port, ib_event, local);
 }
 
 /*
@@ -625,7 +636,7 @@ cma_ib_find_listener(struct ib_cm_id *cm_id, struct net *net,
 				 cm_id->device);
 	if (!l || l->cma_dev)
 		return l;
-	child = cma_dev_listener_on(l, cm_id->device);
+	child = cma_listen_child_on(l, cm_id->device);
 	cma_id_put(l);
 	return child;
 }

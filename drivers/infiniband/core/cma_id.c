@@ -138,7 +138,7 @@ static void cma_id_teardown(struct rdma_id_private *id_priv,
 
 	if (state == RDMA_CM_LISTEN && !id_priv->cma_dev &&
 	    !id_priv->internal_id) {
-		cma_dev_unlisten_any(id_priv);
+		cma_listen_unlist_any(id_priv);
 		cma_listen_stop(id_priv);
 		put_cred(id_priv->listen_cred);
 	}
@@ -193,7 +193,7 @@ void cma_destroy_handler_unlock(struct rdma_id_private *id_priv)
  *	consumer has seen (its transport listener failed to start, say)
  *
  * Unlike cma_destroy_handler_unlock() it takes no handler_mutex, so it
- * may run under cma_dev_mutex.
+ * may run under cma_listen.c's mutex.
  */
 void cma_id_discard(struct rdma_id_private *id_priv)
 {

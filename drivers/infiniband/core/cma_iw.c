@@ -8,6 +8,7 @@
  * one iw_cm_id, in cm_id.iw; a non-zero return from a callback makes
  * iw_cm destroy that iw_cm_id itself, so the id forgets it first.
  */
+#include <linux/if_arp.h>
 #include <linux/irqflags.h>
 #include <linux/netdevice.h>
 #include <linux/sched/signal.h>
@@ -378,6 +379,33 @@ static bool cma_iw_serves_net(struct ib_device *device, u32 port,
 	return ret;
 }
 
+/* An iWARP port carries IP addresses on Ethernet, not IPoIB ones. */
+static const struct ib_gid_attr *
+cma_iw_src_gid_attr(struct rdma_id_private *id_priv,
+		    struct cma_device *cma_dev, u32 port)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	union ib_gid gid;
+
+	if (dev_addr->dev_type == ARPHRD_INFINIBAND)
+		return ERR_PTR(-ENODEV);
+	rdma_addr_get_sgid(dev_addr, &gid);
+	return rdma_find_gid_by_port(cma_dev->device, &gid, IB_GID_TYPE_IB,
+				     port, NULL);
+}
+
+/*
+ * A reject the peer's consumer chose arrives as an MPA reply with the
+ * reject flag, which iWARP providers report as -ECONNREFUSED and siw as
+ * -ECONNRESET with the reply's private data (a reset without an MPA
+ * reply has none).
+ */
+static bool cma_iw_consumer_reject(const struct rdma_cm_event *ev)
+{
+	return ev->status == -ECONNREFUSED ||
+	       (ev->status == -ECONNRESET && ev->param.conn.private_data_len);
+}
+
 const struct cma_transport_ops cma_iw_transport = {
 	.name		= "iw_cm",
 	.resolve_route	= cma_iw_resolve_route,
@@ -389,6 +417,11 @@ const struct cma_transport_ops cma_iw_transport = {
 	.init_qp_attr	= cma_iw_init_qp_attr,
 	.destroy	= cma_iw_destroy,
 	.serves_net	= cma_iw_serves_net,
+	.src_gid_attr	= cma_iw_src_gid_attr,
+	.read_gids	= cma_dev_addr_gids,
+	.reject_msg	= iwcm_reject_msg,
+	.consumer_reject = cma_iw_consumer_reject,
+	.dev_type	= ARPHRD_ETHER,
 };
 
 /**

@@ -84,9 +84,9 @@ static struct rdma_cm_id *cma_test_id(struct kunit *test)
 }
 
 /*
- * An id bound to port 1 of a device that has only the given protocol
- * capability bits: that is all the transport predicates of ib_verbs.h
- * look at.
+ * An id bound to port 1 of a device whose port has the given capability
+ * bits (a port type of ib_verbs.h, or 0 for a port no transport serves):
+ * they pick the port's transport.
  */
 static struct rdma_cm_id *cma_test_bound_id(struct kunit *test, u32 cap_flags)
 {
@@ -149,9 +149,9 @@ static void cma_reject_msg_test(struct kunit *test)
 	 * may merge calls with equal arguments: use a distinct id for each
 	 * transport rather than changing one id's device between calls.
 	 */
-	iwarp = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_IWARP);
-	ib = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_IB);
-	roce = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
+	iwarp = cma_test_bound_id(test, RDMA_CORE_PORT_IWARP);
+	ib = cma_test_bound_id(test, RDMA_CORE_PORT_IBA_IB);
+	roce = cma_test_bound_id(test, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP);
 	none = cma_test_bound_id(test, 0);
 	unbound = cma_test_id(test);
 
@@ -186,8 +186,8 @@ static void cma_consumer_reject_data_test(struct kunit *test)
 	struct rdma_cm_event *ev;
 	u8 len;
 
-	roce = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_ROCE);
-	iwarp = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_IWARP);
+	roce = cma_test_bound_id(test, RDMA_CORE_PORT_IBA_ROCE);
+	iwarp = cma_test_bound_id(test, RDMA_CORE_PORT_IWARP);
 	ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ev);
 	ev->event = RDMA_CM_EVENT_REJECTED;
@@ -256,7 +256,7 @@ static void cma_read_gids_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &want, sizeof(want)), 0);
 
 	/* RoCE: the GIDs are the IP addresses, IPv4 ones v4-mapped. */
-	roce = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
+	roce = cma_test_bound_id(test, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP);
 	src = (struct sockaddr_in *)&roce->route.addr.src_addr;
 	dst = (struct sockaddr_in6 *)&roce->route.addr.dst_addr;
 	src->sin_family = AF_INET;
@@ -273,7 +273,7 @@ static void cma_read_gids_test(struct kunit *test)
 	 * IB: the GIDs come from the resolved hardware addresses, even with
 	 * an IP source address present.
 	 */
-	ib = cma_test_bound_id(test, RDMA_CORE_CAP_PROT_IB);
+	ib = cma_test_bound_id(test, RDMA_CORE_PORT_IBA_IB);
 	src = (struct sockaddr_in *)&ib->route.addr.src_addr;
 	src->sin_family = AF_INET;
 	src->sin_addr.s_addr = htonl(0xc0000201);

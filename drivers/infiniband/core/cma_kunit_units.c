@@ -15,5 +15,5 @@
 #include "cma_hdr.c"
 #include "cma_opt.c"
 #include "cma_ps.c"
-#include "cma_roce.c"
+#include "cma_roce_net.c"
 #include "cma_state.c"

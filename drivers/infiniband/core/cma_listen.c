@@ -10,9 +10,20 @@
  * the consumer never sees it, nor gets events for it.
  */
 #include <linux/cred.h>
+#include <linux/mutex.h>
 
 #include "core_priv.h"
 #include "cma_priv.h"
+
+/*
+ * cma_listen_mutex protects the two lists a wildcard listener needs: the
+ * devices to listen on (fed by device add and removal) and the wildcard
+ * listeners, which every device added later must serve too; and each
+ * wildcard listener's listen_list.  Only this file takes it.
+ */
+static DEFINE_MUTEX(cma_listen_mutex);
+static LIST_HEAD(cma_listen_devs);	/* cma_device.listen_item */
+static LIST_HEAD(cma_listen_any);	/* rdma_id_private.device_item */
 
 /* The transport's listener, then LISTEN; back to ADDR_BOUND on failure. */
 static int cma_listen_start(struct rdma_id_private *id_priv, int backlog)
@@ -34,20 +45,17 @@ static int cma_listen_start(struct rdma_id_private *id_priv, int backlog)
 	return ret;
 }
 
-/**
- * cma_listen_on_dev - Give a wildcard listener a listener on one device.
- * @parent: the wildcard listener, in LISTEN
- * @cma_dev: the device
- *
- * Context: cma_dev_mutex held (so @cma_dev is listed and not being
- * removed); takes no handler_mutex.
+/*
+ * Give a wildcard listener a listener on one device.  @parent is in
+ * LISTEN; @cma_dev is on cma_listen_devs, under cma_listen_mutex, so it
+ * is not being removed.  Takes no handler_mutex.
  *
  * Return: 0, also for a device the listener cannot use (another network
  * namespace; AF_IB on a device without IB CM; a transport without
  * listen), or the error that kept the device from listening.
  */
-int cma_listen_on_dev(struct rdma_id_private *parent,
-		      struct cma_device *cma_dev)
+static int cma_listen_on_dev(struct rdma_id_private *parent,
+			     struct cma_device *cma_dev)
 {
 	struct ib_device *device = cma_dev->device;
 	struct rdma_id_private *child;
@@ -58,7 +66,7 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 				 cma_id_net(parent)))
 		return 0;
 	if (cma_src_addr(parent)->sa_family == AF_IB &&
-	    !rdma_cap_ib_cm(device, rdma_start_port(device)))
+	    !cma_transport_of(device, rdma_start_port(device))->af_ib)
 		return 0;
 
 	child = cma_id_alloc(cma_id_net(parent), parent->id.event_handler,
@@ -94,7 +102,7 @@ int cma_listen_on_dev(struct rdma_id_private *parent,
 	revert_creds(old_cred);
 	if (ret)
 		goto err;
-	cma_dev_add_listener(parent, child);
+	list_add_tail(&child->listen_item, &parent->listen_list);
 	return 0;
 
 err:
@@ -104,6 +112,120 @@ err:
 	cma_id_discard(child);
 	return ret;
 }
+
+/*
+ * Take one per-device listener off its parent: with @parent, its first
+ * one (NULL when none is left); with @parent NULL, @child if it was
+ * still on its parent's list, else NULL.  Whoever takes a per-device
+ * listener off its parent's list destroys it: the parent's destruction
+ * or its device's removal, whichever comes first.
+ */
+static struct rdma_id_private *
+cma_listen_pop_child(struct rdma_id_private *parent,
+		     struct rdma_id_private *child)
+{
+	struct rdma_id_private *ret = NULL;
+
+	mutex_lock(&cma_listen_mutex);
+	if (parent && !list_empty(&parent->listen_list))
+		ret = list_first_entry(&parent->listen_list,
+				       struct rdma_id_private, listen_item);
+	else if (!parent && !list_empty(&child->listen_item))
+		ret = child;
+	if (ret)
+		list_del_init(&ret->listen_item);
+	mutex_unlock(&cma_listen_mutex);
+	return ret;
+}
+
+/**
+ * cma_listen_child_on - A wildcard listener's per-device listener.
+ * @parent: the wildcard listener
+ * @device: the device
+ *
+ * Return: the per-device listener on @device with a reference
+ * (cma_id_put() it), or NULL.
+ */
+struct rdma_id_private *cma_listen_child_on(struct rdma_id_private *parent,
+					    struct ib_device *device)
+{
+	struct rdma_id_private *child, *found = NULL;
+
+	mutex_lock(&cma_listen_mutex);
+	list_for_each_entry(child, &parent->listen_list, listen_item) {
+		if (child->id.device == device) {
+			found = child;
+			cma_id_get(found);
+			break;
+		}
+	}
+	mutex_unlock(&cma_listen_mutex);
+	return found;
+}
+
+/*
+ * Serve a wildcard listener on every device, now and as devices arrive.
+ * Return: 0, or the first device's error (the listener is then off the
+ * list again; the caller stops the per-device listeners made so far).
+ */
+static int cma_listen_any_start(struct rdma_id_private *id_priv)
+{
+	struct cma_device *cma_dev;
+	int ret = 0;
+
+	mutex_lock(&cma_listen_mutex);
+	list_add_tail(&id_priv->device_item, &cma_listen_any);
+	list_for_each_entry(cma_dev, &cma_listen_devs, listen_item) {
+		ret = cma_listen_on_dev(id_priv, cma_dev);
+		if (ret) {
+			list_del_init(&id_priv->device_item);
+			break;
+		}
+	}
+	mutex_unlock(&cma_listen_mutex);
+	return ret;
+}
+
+/**
+ * cma_listen_unlist_any - Take a wildcard listener off the listener list.
+ * @id_priv: the listener
+ *
+ * No per-device listener is added to it after this.
+ */
+void cma_listen_unlist_any(struct rdma_id_private *id_priv)
+{
+	mutex_lock(&cma_listen_mutex);
+	list_del_init(&id_priv->device_item);
+	mutex_unlock(&cma_listen_mutex);
+}
+
+/* A device arrived: every wildcard listener listens on it too. */
+static void cma_listen_dev_add(struct cma_device *cma_dev)
+{
+	struct rdma_id_private *id_priv;
+
+	mutex_lock(&cma_listen_mutex);
+	list_add_tail(&cma_dev->listen_item, &cma_listen_devs);
+	list_for_each_entry(id_priv, &cma_listen_any, device_item)
+		cma_listen_on_dev(id_priv, cma_dev);
+	mutex_unlock(&cma_listen_mutex);
+}
+
+/*
+ * A device goes: no per-device listener is made on it after this; the
+ * removal of its ids takes down those it has.
+ */
+static void cma_listen_dev_remove(struct cma_device *cma_dev)
+{
+	mutex_lock(&cma_listen_mutex);
+	list_del(&cma_dev->listen_item);
+	mutex_unlock(&cma_listen_mutex);
+}
+
+const struct cma_dev_hooks cma_listen_dev_hooks = {
+	.add	= cma_listen_dev_add,
+	.remove	= cma_listen_dev_remove,
+};
 
 /* Destroy a per-device listener taken off its parent's list. */
 static void cma_listen_destroy_child(struct rdma_id_private *child)
@@ -123,7 +245,7 @@ void cma_listen_stop(struct rdma_id_private *id_priv)
 
 	if (id_priv->internal_id || id_priv->cma_dev)
 		return;
-	while ((child = cma_dev_pop_listener(id_priv, NULL)))
+	while ((child = cma_listen_pop_child(id_priv, NULL)))
 		cma_listen_destroy_child(child);
 }
 
@@ -137,7 +259,7 @@ void cma_listen_stop(struct rdma_id_private *id_priv)
  */
 bool cma_listen_remove_child(struct rdma_id_private *child)
 {
-	return cma_dev_pop_listener(NULL, child) == child;
+	return cma_listen_pop_child(NULL, child) == child;
 }
 
 /**
@@ -213,7 +335,7 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		return ret;
 	id_priv->backlog = backlog;
 	id_priv->listen_cred = get_current_cred();
-	ret = cma_dev_listen_any(id_priv);
+	ret = cma_listen_any_start(id_priv);
 	if (ret) {
 		cma_listen_stop(id_priv);
 		put_cred(id_priv->listen_cred);

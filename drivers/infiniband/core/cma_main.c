@@ -25,7 +25,7 @@ static int __init cma_init(void)
 
 	/* Before the device client: ids may query as soon as devices come. */
 	cma_sa_init();
-	ret = cma_dev_init();
+	ret = cma_dev_init(&cma_listen_dev_hooks);
 	if (ret)
 		goto err_sa;
 

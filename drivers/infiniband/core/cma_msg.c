@@ -6,6 +6,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
+#include "cma_priv.h"
 
 /**
  * rdma_event_msg - Name an RDMA CM event for log messages.
@@ -69,38 +70,21 @@ EXPORT_SYMBOL(rdma_event_msg);
 const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 						int reason)
 {
-	if (!id->device)
-		return "unrecognized transport";
+	const struct cma_transport_ops *xprt;
 
-	if (rdma_ib_or_roce(id->device, id->port_num))
-		return ibcm_reject_msg(reason);
-
-	if (rdma_protocol_iwarp(id->device, id->port_num))
-		return iwcm_reject_msg(reason);
-
-	return "unrecognized transport";
+	xprt = id->device ? cma_transport_of(id->device, id->port_num) : NULL;
+	return xprt ? xprt->reject_msg(reason) : "unrecognized transport";
 }
 EXPORT_SYMBOL(rdma_reject_msg);
 
-/*
- * Whether a REJECTED event carries the remote consumer's reject: an IB
- * CM REJ with the consumer-defined reason, or on iWARP an MPA reply with
- * the reject flag, which iWARP providers report as -ECONNREFUSED and siw
- * as -ECONNRESET (with the reply's private data; a reset without an MPA
- * reply has none).
- */
+/* Whether a REJECTED event carries the remote consumer's reject. */
 static bool cma_is_consumer_reject(struct rdma_cm_id *id,
 				   const struct rdma_cm_event *ev)
 {
-	if (!id->device)
-		return false;
-	if (rdma_ib_or_roce(id->device, id->port_num))
-		return ev->status == IB_CM_REJ_CONSUMER_DEFINED;
-	if (rdma_protocol_iwarp(id->device, id->port_num))
-		return ev->status == -ECONNREFUSED ||
-		       (ev->status == -ECONNRESET &&
-			ev->param.conn.private_data_len);
-	return false;
+	const struct cma_transport_ops *xprt;
+
+	xprt = id->device ? cma_transport_of(id->device, id->port_num) : NULL;
+	return xprt && xprt->consumer_reject(ev);
 }
 
 /**

@@ -29,11 +29,14 @@ struct cma_device;
 struct cma_multicast;
 struct cma_transport_ops;
 struct cred;
+struct ib_cm_event;
 struct ib_cm_id;
+struct ib_gid_attr;
 struct ib_sa_multicast;
 struct ib_sa_query;
 struct iw_cm_id;
 struct net;
+struct net_device;
 struct sa_path_rec;
 
 /*
@@ -283,8 +286,6 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
 /**
  * struct cma_transport_ops - What the rdma_cm core asks of a transport.
  * @name: short name for messages ("ib_cm", "iw_cm").
- * @bind: the id has just been attached to a port of this transport;
- *	set up what the transport keeps per id, no wire traffic.
  * @resolve_route: start route resolution (IB: SA PathRecord query;
  *	RoCE: a local path record; iWARP: nothing to resolve).  The result
  *	arrives as ROUTE_RESOLVED or ROUTE_ERROR, from the core's work.
@@ -311,12 +312,32 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  * @destroy: release the transport's id.  Called once, from destroy,
  *	after the state became DESTROYING and without @handler_mutex; on
  *	return no transport callback runs or will run for the id.
- * @req_pdata_max: private data bytes the connection request can carry,
- *	before the core's IP header (IB: 92; iWARP: MPA's limit).
+ * @join: join the multicast group of @mc (IB: an SA join; RoCE: a
+ *	group record from the IP address, IGMP for RoCE v2); NULL where
+ *	the transport has no multicast (-ENOSYS).
+ * @leave: leave a group @join joined.
  * @serves_net: whether ids of @net may use @port, beyond what
  *	rdma_dev_access_netns() allows (iWARP: the port's connections are
  *	TCP connections of its netdev's namespace, so only ids of that
  *	namespace may listen or resolve loopback there); NULL: they may.
+ * @src_gid_attr: the GID entry of @port that the id's source address
+ *	stands for, with a reference, or an ERR_PTR() (-ENODEV when @port
+ *	cannot carry that kind of address).  IB: the GID of the IPoIB
+ *	address; RoCE: the GID of the IP address on its netdev, of the
+ *	port's default GID type; iWARP: the GID of the device address.
+ * @read_gids: the source and destination GIDs of an id attached to a
+ *	port (RoCE: derived from the IP addresses; IB and iWARP: those of
+ *	the resolved device address); either pointer may be NULL.
+ * @req_netdev: IB CM transports: the netdev a REQ or SIDR REQ that
+ *	arrived on @port came through, with a reference, or NULL.
+ * @reject_msg: the text of a REJECTED event's status (IB CM: a reject
+ *	reason; iWARP: a negative errno).
+ * @consumer_reject: whether a REJECTED event carries the remote
+ *	consumer's reject, and with it the consumer's private data.
+ * @dev_type: the ARPHRD type of the port's addresses, given to an id
+ *	attached without a source address (loopback).
+ * @af_ib: whether the transport's CM takes AF_IB ids, whose service id
+ *	and GIDs are IB CM notions (IB and RoCE; not iWARP).
  *
  * Context: process context, after the core checked and changed the
  * state; they may sleep.  @resolve_route runs without @handler_mutex
@@ -333,7 +354,6 @@ static inline bool cma_id_live(struct rdma_id_private *id_priv)
  */
 struct cma_transport_ops {
 	const char *name;
-	int (*bind)(struct rdma_id_private *id_priv);
 	int (*resolve_route)(struct rdma_id_private *id_priv,
 			     unsigned long timeout_ms);
 	int (*set_path)(struct rdma_id_private *id_priv,
@@ -354,9 +374,20 @@ struct cma_transport_ops {
 	int (*join)(struct rdma_id_private *id_priv, struct cma_multicast *mc);
 	void (*leave)(struct rdma_id_private *id_priv,
 		      struct cma_multicast *mc);
-	u8 req_pdata_max;
 	bool (*serves_net)(struct ib_device *device, u32 port,
 			   const struct net *net);
+	const struct ib_gid_attr *(*src_gid_attr)(struct rdma_id_private *id_priv,
+						  struct cma_device *cma_dev,
+						  u32 port);
+	void (*read_gids)(struct rdma_cm_id *id, union ib_gid *sgid,
+			  union ib_gid *dgid);
+	struct net_device *(*req_netdev)(struct ib_device *device, u32 port,
+					 const struct ib_cm_event *ib_event,
+					 const struct sockaddr_storage *local);
+	const char *(*reject_msg)(int reason);
+	bool (*consumer_reject)(const struct rdma_cm_event *ev);
+	unsigned short dev_type;
+	bool af_ib;
 };
 
 /*
@@ -398,13 +429,23 @@ struct cma_device {
 	struct completion	comp;		/* last reference dropped */
 	spinlock_t		id_lock;	/* @id_list */
 	struct list_head	id_list;	/* rdma_id_private.device_item */
+	struct list_head	listen_item;	/* on cma_listen.c's devices */
 	enum ib_gid_type	*default_gid_type;	/* per port */
 	u8			*default_roce_tos;	/* per port */
 };
 
+/*
+ * What device add and removal tell the listeners (cma_listen.c): @add
+ * once the device is listed, @remove before its ids are removed.
+ */
+struct cma_dev_hooks {
+	void (*add)(struct cma_device *cma_dev);
+	void (*remove)(struct cma_device *cma_dev);
+};
+
 /* cma_dev.c: the "cma" ib_client and the device list. */
 typedef void (*cma_id_visit_t)(struct rdma_id_private *id_priv, void *arg);
-int __init cma_dev_init(void);
+int __init cma_dev_init(const struct cma_dev_hooks *hooks);
 void cma_dev_exit(void);
 void cma_dev_put(struct cma_device *cma_dev);
 int cma_dev_acquire_by_src(struct rdma_id_private *id_priv);
@@ -417,15 +458,7 @@ int cma_dev_acquire_like(struct rdma_id_private *id_priv,
 			 struct rdma_id_private *listener);
 int cma_dev_attach_listener(struct rdma_id_private *id_priv,
 			    struct cma_device *cma_dev);
-int cma_dev_listen_any(struct rdma_id_private *id_priv);
 void cma_dev_visit_ids(cma_id_visit_t fn, void *arg);
-void cma_dev_unlisten_any(struct rdma_id_private *id_priv);
-struct rdma_id_private *cma_dev_pop_listener(struct rdma_id_private *parent,
-					     struct rdma_id_private *child);
-void cma_dev_add_listener(struct rdma_id_private *parent,
-			  struct rdma_id_private *child);
-struct rdma_id_private *cma_dev_listener_on(struct rdma_id_private *parent,
-					    struct ib_device *device);
 int cma_dev_default_gid_type(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_gid_type(struct cma_device *cma_dev, u32 port,
 				 enum ib_gid_type gid_type);
@@ -433,6 +466,8 @@ int cma_dev_default_roce_tos(struct cma_device *cma_dev, u32 port);
 int cma_dev_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
 const struct cma_transport_ops *cma_transport_of(struct ib_device *device,
 						 u32 port);
+void cma_dev_addr_gids(struct rdma_cm_id *id, union ib_gid *sgid,
+		       union ib_gid *dgid);
 bool cma_port_serves_net(struct ib_device *device, u32 port, struct net *net);
 
 /* cma_id.c: id lifecycle and event delivery. */
@@ -480,8 +515,10 @@ void cma_netevent_exit(void);
 void cma_answer_owe(struct rdma_id_private *id_priv, enum cma_answer what);
 
 /* cma_listen.c: listeners, per-device listeners of wildcard ones. */
-int cma_listen_on_dev(struct rdma_id_private *parent,
-		      struct cma_device *cma_dev);
+extern const struct cma_dev_hooks cma_listen_dev_hooks;
+void cma_listen_unlist_any(struct rdma_id_private *id_priv);
+struct rdma_id_private *cma_listen_child_on(struct rdma_id_private *parent,
+					    struct ib_device *device);
 void cma_listen_stop(struct rdma_id_private *id_priv);
 bool cma_listen_remove_child(struct rdma_id_private *child);
 struct rdma_id_private *cma_listen_new_conn(struct rdma_id_private *listener,
@@ -499,12 +536,14 @@ int cma_qp_error(struct rdma_id_private *id_priv);
 int cma_get_port(struct rdma_id_private *id_priv);
 int cma_bind(struct rdma_id_private *id_priv, const struct sockaddr *addr);
 
-/* The tables: cma_ib.c and cma_iw.c. */
+/* The tables: cma_ib.c, cma_roce.c and cma_iw.c. */
 extern const struct cma_transport_ops cma_ib_transport;
 extern const struct cma_transport_ops cma_roce_transport;
 extern const struct cma_transport_ops cma_iw_transport;
 
-/* cma_ib_conn.c: the connection operations of both IB CM tables. */
+/* cma_ib.c, cma_ib_conn.c: what both IB CM tables share. */
+int cma_ib_cm_init_qp_attr(struct rdma_id_private *id_priv, u16 pkey,
+			   struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 int cma_ib_listen(struct rdma_id_private *id_priv, int backlog);
 int cma_ib_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *param);
@@ -515,6 +554,10 @@ int cma_ib_reject(struct rdma_id_private *id_priv, const void *pdata,
 int cma_ib_disconnect(struct rdma_id_private *id_priv);
 int cma_ib_notify(struct rdma_id_private *id_priv, enum ib_event_type event);
 void cma_ib_destroy(struct rdma_id_private *id_priv);
+struct net_device *cma_ib_req_netdev(struct ib_device *device, u32 port,
+				     const struct ib_cm_event *ib_event,
+				     const struct sockaddr_storage *local);
+bool cma_ib_consumer_reject(const struct rdma_cm_event *ev);
 void *cma_ib_req_pdata(struct rdma_id_private *id_priv,
 		       const struct rdma_conn_param *param, u8 max, u8 *len);
 int cma_ib_qkey(struct rdma_id_private *id_priv);
@@ -526,9 +569,7 @@ int cma_ib_sidr_rep(struct rdma_id_private *id_priv,
 		    int status, u32 qkey,
 		    const void *pdata, u8 pdata_len);
 
-/* cma_route.c: route resolution, RoCE path records. */
-/* cma_roce.c: what a RoCE path takes from the netdev stack */
-struct net_device;
+/* cma_roce_net.c: what a RoCE path takes from the netdev stack */
 
 struct cma_vlan_ops {
 	bool (*is_vlan)(const struct net_device *dev);
@@ -544,8 +585,7 @@ enum ib_gid_type cma_roce_route_gid_type(enum rdma_network_type network,
 					 unsigned long supported,
 					 enum ib_gid_type def);
 
-int cma_roce_path(struct rdma_id_private *id_priv, struct sa_path_rec *path);
-int cma_roce_path_l2(struct rdma_id_private *id_priv, struct sa_path_rec *path);
+/* cma_route.c: route resolution. */
 void cma_route_reset(struct rdma_id_private *id_priv);
 
 /* cma_state.c: the id state machine. */

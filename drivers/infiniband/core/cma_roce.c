@@ -1,135 +1,254 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * What a RoCE path takes from the netdev stack and from address
- * resolution: the SL of a TOS and the GID type of the path.  No device
- * state, so that the KUnit module compiles its own copy.
+ * The RoCE transport of the rdma_cm switch: ib_cm on the wire, as on
+ * InfiniBand (cma_ib_conn.c), but no SA: the path record is built from
+ * the netdev the address resolved to, and multicast groups are IP ones
+ * (cma_mcast.c).  What the path takes from the netdev stack is in
+ * cma_roce_net.c.
  */
-#include <linux/bits.h>
-#include <linux/if_vlan.h>
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
-#include <net/route.h>
-#include <rdma/ib_verbs.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
 
+#include "core_priv.h"
 #include "cma_priv.h"
 
-static bool cma_is_vlan(const struct net_device *dev)
+/* The packet lifetime of RoCE paths: 4.096 us * 2^18, about 1 s. */
+#define CMA_ROCE_PACKET_LIFETIME	18
+
+/* RoCE v2 flow label: the IPv6 one if set, else a hash of the ports. */
+static __be32 cma_roce_flow_label(struct rdma_id_private *id_priv)
 {
-	return is_vlan_dev(dev);
+	struct sockaddr *src = cma_src_addr(id_priv);
+	u32 fl = 0;
+
+	if (src->sa_family == AF_INET6)
+		fl = be32_to_cpu(((struct sockaddr_in6 *)src)->sin6_flowinfo) &
+		     IB_GRH_FLOWLABEL_MASK;
+	if (!fl)
+		fl = ((u32)cma_addr_port(src) * 31 +
+		      cma_addr_port(cma_dst_addr(id_priv))) &
+		     IB_GRH_FLOWLABEL_MASK;
+	return cpu_to_be32(fl);
 }
 
-static u8 cma_vlan_egress_pcp(struct net_device *dev, u8 prio)
+/* The Ethernet fields of a RoCE path record: type and next hop's MAC. */
+static void cma_roce_fill_l2(struct rdma_id_private *id_priv,
+			     struct sa_path_rec *path)
 {
-	return (vlan_dev_get_egress_qos_mask(dev, prio) & VLAN_PRIO_MASK) >>
-	       VLAN_PRIO_SHIFT;
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	u32 port = id_priv->id.port_num;
+	int def = cma_dev_default_gid_type(id_priv->cma_dev, port);
+	enum ib_gid_type gid_type;
+
+	gid_type = cma_roce_route_gid_type(dev_addr->network,
+					   roce_gid_type_mask_support(id_priv->id.device,
+								      port),
+					   def < 0 ? IB_GID_TYPE_IB : def);
+	path->rec_type = sa_conv_gid_to_pathrec_type(gid_type);
+	path->roce.route_resolved = true;
+	sa_path_set_dmac(path, id_priv->id.route.addr.dev_addr.dst_dev_addr);
 }
 
-const struct cma_vlan_ops cma_vlan_ops = {
-	.is_vlan	= cma_is_vlan,
-	.egress_pcp	= cma_vlan_egress_pcp,
-};
-
-static int cma_first_lower(struct net_device *lower,
-			   struct netdev_nested_priv *priv)
+/**
+ * cma_roce_path_l2 - Fill the Ethernet fields of a RoCE path record.
+ * @id_priv: the id, with its address resolved on a RoCE port
+ * @path: the record
+ *
+ * Return: 0, or -ENODEV if the id's netdev is gone.
+ */
+static int cma_roce_path_l2(struct rdma_id_private *id_priv,
+			    struct sa_path_rec *path)
 {
-	priv->data = lower;
-	return 1;	/* the first device of the first level only */
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct net_device *ndev;
+
+	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+	if (!ndev)
+		return -ENODEV;
+	dev_put(ndev);
+	cma_roce_fill_l2(id_priv, path);
+	return 0;
 }
 
-/* The first device under @dev (a VLAN's real device, a bond's slave). */
-static struct net_device *cma_lower_rcu(struct net_device *dev)
+/**
+ * cma_roce_path - Fill a path record for a RoCE id from its addresses.
+ * @id_priv: the id, with its address resolved on a RoCE port
+ * @path: the record to fill, zeroed by the caller
+ *
+ * Return: 0, -ENODEV if the id's netdev is gone, or -EINVAL if its MTU
+ * is too small for RoCE.
+ */
+static int cma_roce_path(struct rdma_id_private *id_priv,
+			 struct sa_path_rec *path)
 {
-	struct netdev_nested_priv priv = {};
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct cma_device *cma_dev = id_priv->cma_dev;
+	u32 port = id_priv->id.port_num;
+	struct net_device *ndev;
+	int tos;
 
-	netdev_walk_all_lower_dev_rcu(dev, cma_first_lower, &priv);
-	return priv.data;
+	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+	if (!ndev)
+		return -ENODEV;
+	cma_roce_fill_l2(id_priv, path);
+
+	tos = cma_dev_default_roce_tos(cma_dev, port);
+	mutex_lock(&id_priv->qp_mutex);
+	if (id_priv->tos_set)
+		tos = id_priv->tos;
+	path->packet_life_time = id_priv->timeout_set && id_priv->timeout ?
+				 id_priv->timeout - 1 :
+				 CMA_ROCE_PACKET_LIFETIME;
+	mutex_unlock(&id_priv->qp_mutex);
+
+	rdma_ip2gid(cma_src_addr(id_priv), &path->sgid);
+	rdma_ip2gid(cma_dst_addr(id_priv), &path->dgid);
+	path->hop_limit = cma_dst_addr(id_priv)->sa_family == AF_IB ?
+			  1 : dev_addr->hoplimit;
+	path->reversible = 1;
+	path->pkey = cpu_to_be16(0xffff);
+	path->mtu_selector = IB_SA_EQ;
+	path->sl = cma_roce_tos_to_sl(ndev, tos < 0 ? 0 : tos);
+	path->traffic_class = tos < 0 ? 0 : tos;
+	path->mtu = iboe_get_mtu(ndev->mtu);
+	path->rate_selector = IB_SA_EQ;
+	path->rate = IB_RATE_PORT_CURRENT;
+	path->packet_life_time_selector = IB_SA_EQ;
+	dev_put(ndev);
+	if (!path->mtu)
+		return -EINVAL;
+	if (rdma_protocol_roce_udp_encap(id_priv->id.device, port))
+		path->flow_label = cma_roce_flow_label(id_priv);
+	return 0;
+}
+
+static int cma_roce_resolve_route(struct rdma_id_private *id_priv,
+				  unsigned long timeout_ms)
+{
+	struct rdma_route *route = &id_priv->id.route;
+	struct sa_path_rec *path;
+	int ret;
+
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	ret = cma_roce_path(id_priv, path);
+	if (ret) {
+		kfree(path);
+		return ret;
+	}
+	cma_route_reset(id_priv);
+	route->path_rec = path;
+	route->num_pri_alt_paths = 1;
+
+	/* The peer's hardware address may change under the route. */
+	cma_neigh_watch(id_priv);
+	ret = cma_queue_event(id_priv, RDMA_CM_ROUTE_QUERY,
+			      RDMA_CM_ROUTE_RESOLVED,
+			      RDMA_CM_EVENT_ROUTE_RESOLVED);
+	if (ret) {
+		cma_neigh_unwatch(id_priv);
+		cma_route_reset(id_priv);
+	}
+	return ret;
+}
+
+/* RoCE has no partitions: a QP is in the default one. */
+static int cma_roce_init_qp_attr(struct rdma_id_private *id_priv,
+				 struct ib_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	return cma_ib_cm_init_qp_attr(id_priv, 0xffff, qp_attr, qp_attr_mask);
 }
 
 /*
- * A VLAN device: the traffic classes of its real device if it has any
- * (DCB configures those, not the VLAN), else the VLAN's egress map.
+ * The GID of the source IP address; for an Ethernet address, on the
+ * netdev the address lives on and of the port's default GID type.
  */
-static u8 cma_vlan_prio_sl(const struct cma_vlan_ops *ops,
-			   struct net_device *vlan, u8 prio)
+static const struct ib_gid_attr *
+cma_roce_src_gid_attr(struct rdma_id_private *id_priv,
+		      struct cma_device *cma_dev, u32 port)
 {
-	struct net_device *real = cma_lower_rcu(vlan);
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	enum ib_gid_type gid_type = IB_GID_TYPE_IB;
+	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev = NULL;
+	union ib_gid gid = {};
 
-	if (real && real->num_tc)
-		return netdev_get_prio_tc_map(real, prio);
-	return ops->egress_pcp(vlan, prio);
+	if (dev_addr->dev_type == ARPHRD_INFINIBAND)
+		return ERR_PTR(-ENODEV);
+	rdma_ip2gid(cma_src_addr(id_priv), &gid);
+	if (dev_addr->dev_type == ARPHRD_ETHER) {
+		ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+		if (!ndev)
+			return ERR_PTR(-ENODEV);
+		gid_type = cma_dev_default_gid_type(cma_dev, port);
+	}
+	sgid_attr = rdma_find_gid_by_port(cma_dev->device, &gid, gid_type,
+					  port, ndev);
+	dev_put(ndev);
+	return sgid_attr;
 }
 
-/**
- * cma_roce_prio_sl - The SL of a packet priority leaving through a netdev.
- * @ops: how to recognise a VLAN device and read its egress map
- * @ndev: the netdev the id's address resolved to
- * @prio: the packet priority (rt_tos2priority() of the TOS)
- *
- * The SL is the traffic class the priority gets on the device that
- * carries the frames: for a VLAN, its real device's class or else its
- * egress map's VLAN priority; for a bond or team, what its first lower
- * device (a VLAN, or one with traffic classes) gives; otherwise @ndev's
- * own class, 0 without classes.
- *
- * Return: the SL.
- */
-u8 cma_roce_prio_sl(const struct cma_vlan_ops *ops, struct net_device *ndev,
-		    u8 prio)
+/* RoCE GIDs stand for IP addresses. */
+static void cma_roce_read_gids(struct rdma_cm_id *id,
+			       union ib_gid *sgid, union ib_gid *dgid)
 {
-	struct net_device *lower;
-	u8 sl = 0;
+	struct rdma_addr *addr = &id->route.addr;
 
+	if (sgid)
+		rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
+	if (dgid)
+		rdma_ip2gid((struct sockaddr *)&addr->dst_addr, dgid);
+}
+
+/* The netdev of the GID entry the request arrived on. */
+static struct net_device *
+cma_roce_req_netdev(struct ib_device *device, u32 port,
+		    const struct ib_cm_event *ib_event,
+		    const struct sockaddr_storage *local)
+{
+	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev;
+
+	if (ib_event->event == IB_CM_REQ_RECEIVED)
+		sgid_attr = ib_event->param.req_rcvd.ppath_sgid_attr;
+	else
+		sgid_attr = ib_event->param.sidr_req_rcvd.sgid_attr;
+	if (!sgid_attr)
+		return NULL;
 	rcu_read_lock();
-	if (ops->is_vlan(ndev)) {
-		sl = cma_vlan_prio_sl(ops, ndev, prio);
-		goto out;
-	}
-	lower = cma_lower_rcu(ndev);
-	if (lower) {
-		if (ops->is_vlan(lower))
-			sl = cma_vlan_prio_sl(ops, lower, prio);
-		else if (lower->num_tc)
-			sl = netdev_get_prio_tc_map(lower, prio);
-	} else if (ndev->num_tc) {
-		sl = netdev_get_prio_tc_map(ndev, prio);
-	}
-out:
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
 	rcu_read_unlock();
-	return sl;
+	return ndev;
 }
 
-/**
- * cma_roce_tos_to_sl - The SL of a RoCE path for a TOS.
- * @ndev: the netdev the id's address resolved to
- * @tos: the id's TOS
- *
- * Return: the SL, see cma_roce_prio_sl().
- */
-u8 cma_roce_tos_to_sl(struct net_device *ndev, u8 tos)
-{
-	return cma_roce_prio_sl(&cma_vlan_ops, ndev, rt_tos2priority(tos));
-}
-
-/**
- * cma_roce_route_gid_type - The GID type of a RoCE path.
- * @network: what address resolution found: RDMA_NETWORK_IPV4 or
- *	RDMA_NETWORK_IPV6 when the destination is behind a gateway
- * @supported: the GID types of the port (a mask of BIT(ib_gid_type))
- * @def: the port's default GID type
- *
- * A routed destination is reachable only over IP, so its path is RoCE
- * v2 where the port has it, whatever the default; never a type below
- * what the network needs.
- *
- * Return: the GID type.
- */
-enum ib_gid_type cma_roce_route_gid_type(enum rdma_network_type network,
-					 unsigned long supported,
-					 enum ib_gid_type def)
-{
-	enum ib_gid_type need = ib_network_to_gid_type(network);
-
-	if ((network == RDMA_NETWORK_IPV4 || network == RDMA_NETWORK_IPV6) &&
-	    (supported & BIT(IB_GID_TYPE_ROCE_UDP_ENCAP)))
-		return IB_GID_TYPE_ROCE_UDP_ENCAP;
-	return def < need ? need : def;
-}
+const struct cma_transport_ops cma_roce_transport = {
+	.name		= "ib_cm (RoCE)",
+	.resolve_route	= cma_roce_resolve_route,
+	.set_path	= cma_roce_path_l2,
+	.join		= cma_roce_join,
+	.leave		= cma_roce_leave,
+	.listen		= cma_ib_listen,
+	.connect	= cma_ib_connect,
+	.accept		= cma_ib_accept,
+	.reject		= cma_ib_reject,
+	.disconnect	= cma_ib_disconnect,
+	.notify		= cma_ib_notify,
+	.init_qp_attr	= cma_roce_init_qp_attr,
+	.destroy	= cma_ib_destroy,
+	.src_gid_attr	= cma_roce_src_gid_attr,
+	.read_gids	= cma_roce_read_gids,
+	.req_netdev	= cma_roce_req_netdev,
+	.reject_msg	= ibcm_reject_msg,
+	.consumer_reject = cma_ib_consumer_reject,
+	.dev_type	= ARPHRD_ETHER,
+	.af_ib		= true,
+};

@@ -212,12 +212,6 @@ int iwcm_deliver(struct iwcm_id_private *cm, struct iw_cm_event *ev)
 	return ret;
 }
 
-static void iwcm_release_qp(struct iwcm_id_private *cm, struct ib_qp *qp)
-{
-	if (qp)
-		cm->id.device->ops.iw_rem_ref(qp);
-}
-
 /* A disconnect asked for during the setup: do it now.  */
 static void iwcm_pending_disconnect(struct iwcm_id_private *cm)
 {
@@ -235,9 +229,8 @@ static void iwcm_pending_disconnect(struct iwcm_id_private *cm)
 /* Locked: the connection is over, the caller drops the QP. */
 static struct ib_qp *iwcm_to_idle(struct iwcm_id_private *cm)
 {
-	struct ib_qp *qp = cm->qp;
+	struct ib_qp *qp = iwcm_take_qp(cm);
 
-	cm->qp = NULL;
 	cm->state = IWCM_IDLE;
 	cm->flags &= ~(IWCM_F_DISC_PENDING | IWCM_F_DISC_ABRUPT);
 	return qp;
@@ -364,7 +357,7 @@ static int iwcm_conn_reply(struct iwcm_id_private *cm, struct iw_cm_event *ev)
 					    ev->status);
 		return 0;
 	}
-	iwcm_release_qp(cm, qp);
+	iwcm_put_qp(cm, qp);
 	ret = iwcm_deliver(cm, ev);
 	if (!ret && !ev->status)
 		iwcm_pending_disconnect(cm);
@@ -463,7 +456,7 @@ static int iwcm_close(struct iwcm_id_private *cm, struct iw_cm_event *ev)
 		iwcm_log_unexpected(cm, "CLOSE", ev->event, ev->status);
 		return 0;
 	}
-	iwcm_release_qp(cm, qp);
+	iwcm_put_qp(cm, qp);
 	return iwcm_deliver(cm, ev);
 }
 
@@ -510,12 +503,10 @@ void iwcm_close_work(struct work_struct *work)
 
 	spin_lock_irq(&cm->lock);
 	/* Delivered already: iwcm_process() dropped it with the event. */
-	if (!list_empty(&close->node)) {
-		qp = cm->qp;
-		cm->qp = NULL;
-	}
+	if (!list_empty(&close->node))
+		qp = iwcm_take_qp(cm);
 	spin_unlock_irq(&cm->lock);
-	iwcm_release_qp(cm, qp);
+	iwcm_put_qp(cm, qp);
 	iwcm_put(cm);
 }
 

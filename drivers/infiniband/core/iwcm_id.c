@@ -180,21 +180,6 @@ static int iwcm_modify_qp(struct ib_qp *qp, enum ib_qp_state state)
 	return ib_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
-/* Take the id's QP reference, to be dropped by the caller.  Locked. */
-static struct ib_qp *iwcm_take_qp(struct iwcm_id_private *cm)
-{
-	struct ib_qp *qp = cm->qp;
-
-	cm->qp = NULL;
-	return qp;
-}
-
-static void iwcm_release_qp(struct iwcm_id_private *cm, struct ib_qp *qp)
-{
-	if (qp)
-		cm->id.device->ops.iw_rem_ref(qp);
-}
-
 /*
  * End of a downcall: let destroy go on, and deliver what the provider
  * reported meanwhile.  Locked.
@@ -224,7 +209,7 @@ static void iwcm_downcall_end(struct iwcm_id_private *cm, int ret)
 		qp = iwcm_take_qp(cm);
 		iwcm_purge_events(cm);
 		spin_unlock_irq(&cm->lock);
-		iwcm_release_qp(cm, qp);
+		iwcm_put_qp(cm, qp);
 	}
 	spin_lock_irq(&cm->lock);
 	iwcm_downcall_done(cm);
@@ -303,7 +288,7 @@ void iwcm_destroy(struct iwcm_id_private *cm)
 	}
 	if (reject)
 		dev->ops.iw_reject(&cm->id, NULL, 0);
-	iwcm_release_qp(cm, qp);
+	iwcm_put_qp(cm, qp);
 	/* The QP reference is back once destroy returns, whoever took it. */
 	flush_work(&cm->close_work);
 	iwcm_pm_unmap(cm);
@@ -481,6 +466,39 @@ static int iwcm_get_qp(struct iwcm_id_private *cm, u32 qpn)
 	dev->ops.iw_add_ref(qp);
 	cm->qp = qp;
 	return 0;
+}
+
+/**
+ * iwcm_take_qp - Take the id's QP reference off the id.
+ * @cm: the id, with its lock held
+ *
+ * The id's QP reference is taken by iw_cm_connect() and iw_cm_accept()
+ * and given back by whoever ends the connection: a failed downcall, a
+ * failed CONNECT_REPLY, CLOSE (or a passive id's early close work) and
+ * destroy.  Each takes it off the id in the same locked section that
+ * changes the id's state, so exactly one of them gets it, and drops it
+ * with iwcm_put_qp() once the lock is released.
+ *
+ * Return: the QP, whose reference is now the caller's, or NULL.
+ */
+struct ib_qp *iwcm_take_qp(struct iwcm_id_private *cm)
+{
+	struct ib_qp *qp = cm->qp;
+
+	lockdep_assert_held(&cm->lock);
+	cm->qp = NULL;
+	return qp;
+}
+
+/**
+ * iwcm_put_qp - Drop a QP reference iwcm_take_qp() handed over.
+ * @cm: the id it came from
+ * @qp: the QP, or NULL
+ */
+void iwcm_put_qp(struct iwcm_id_private *cm, struct ib_qp *qp)
+{
+	if (qp)
+		cm->id.device->ops.iw_rem_ref(qp);
 }
 
 static bool iwcm_has_qp_ops(struct ib_device *dev)

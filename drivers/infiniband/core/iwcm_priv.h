@@ -148,6 +148,8 @@ struct iwcm_id_private *iwcm_alloc_id(struct ib_device *device,
 void iwcm_put(struct iwcm_id_private *cm);
 void iwcm_destroy(struct iwcm_id_private *cm);
 void iwcm_disconnect_now(struct iwcm_id_private *cm, bool abrupt);
+struct ib_qp *iwcm_take_qp(struct iwcm_id_private *cm);
+void iwcm_put_qp(struct iwcm_id_private *cm, struct ib_qp *qp);
 void iwcm_log_unexpected(struct iwcm_id_private *cm, const char *what,
 			 int event, int status);
 void iwcm_wait_idle(void);
