@@ -12,6 +12,7 @@
 #include <linux/irqflags.h>
 #include <linux/netdevice.h>
 #include <linux/sched/signal.h>
+#include <rdma/ib_cache.h>
 #include <rdma/iw_cm.h>
 #include <rdma/restrack.h>
 
