@@ -463,15 +463,37 @@ in_list() { # WORD LIST
 	return 1
 }
 
+# The GNU build id of a loaded module (its notes in sysfs end with it) and
+# of a .ko file, as hex; empty when there is none.
+mod_build_id() { # NAME
+	local f=/sys/module/$1/notes/.note.gnu.build-id
+
+	[ -r "$f" ] && od -An -v -tx1 "$f" | tr -d ' \n'
+}
+ko_build_id() { # KO
+	readelf -n "$1" 2> /dev/null | awk '/Build ID:/ { print $3; exit }'
+}
+
 # Which of our modules is loaded: "ours", "stock" or a reason it is neither.
-# srcversion decides when both the loaded module and our .ko carry one
-# (modpost adds it only with MODULE_VERSION or MODULE_SRCVERSION_ALL);
-# otherwise the out-of-tree taint "O", which only our M= build gets.
+# The build id decides when both the loaded module and our .ko carry one
+# (so an in-tree build of ours, without the out-of-tree taint, is told
+# apart too); then srcversion (modpost adds it only with MODULE_VERSION
+# or MODULE_SRCVERSION_ALL); otherwise the out-of-tree taint "O", which
+# only our M= build gets.
 mod_origin() { # NAME
 	local m=$1 sys=/sys/module/$1 have='' mine='' taint=''
 	[ -d "$sys" ] || { echo "not loaded"; return; }
+	if [ -n "$OURS_DIR" ] && [ -f "$OURS_DIR/$m.ko" ]; then
+		mine=$(ko_build_id "$OURS_DIR/$m.ko")
+		have=$(mod_build_id "$m")
+		if [ -n "$mine" ] && [ -n "$have" ]; then
+			[[ $have == *"$mine" ]] && echo ours || echo stock
+			return
+		fi
+	fi
 	have=$(cat "$sys/srcversion" 2> /dev/null)
 	taint=$(cat "$sys/taint" 2> /dev/null)
+	mine=''
 	if [ -n "$OURS_DIR" ] && [ -f "$OURS_DIR/$m.ko" ]; then
 		mine=$(modinfo -F srcversion "$OURS_DIR/$m.ko" 2> /dev/null)
 	fi

@@ -356,7 +356,43 @@ if [ -n "$series_pid" ]; then
 	[ $rc = 0 ] || grep -q '^not ok' "$out/series-check.log" ||
 		result fail "in-tree: the series applies and builds patch by patch" \
 			"$out/series-check.log"
-	rm -rf "$out/series-check/obj" "$out/series-check/src"
 	phase_end
+
+	# The in-tree build booted: its iw_cm, rdma_cm, rdma_ucm, swiw and
+	# KUnit modules on the test kernel, a short subset of the selftests.
+	# In-tree, rdma_cm's export CRCs are the tree's own, so the kernel
+	# API client is built against the patched tree; the kernel's ULP
+	# modules were built against the unpatched one and are left out.
+	if [ $rc = 0 ] && [ "$STOCK" != 1 ]; then
+		phase_start in-tree-guest
+		sobj=$out/series-check/obj
+		it=$out/in-tree-ours
+		rm -rf "$it" "$out/in-tree-kclient"
+		mkdir -p "$it"
+		for m in $(cat "$sobj/drivers/infiniband/core/modules.order" \
+			   "$sobj/drivers/infiniband/sw/swiw/modules.order"); do
+			case $(basename "$m") in
+			iw_cm*|rdma_cm*|rdma_ucm*|swiw*) cp "$sobj/$m" "$it/" ;;
+			esac
+		done
+		cp -r "$sel/kclient" "$out/in-tree-kclient"
+		log=$out/in-tree-kclient.log
+		if make -C "$sobj" M="$out/in-tree-kclient" W=1 modules > "$log" 2>&1; then
+			cp "$out/in-tree-kclient/rdma_cm_kclient.ko" "$it/"
+		else
+			result fail "in-tree: rdma_cm_kclient builds against the patched tree" "$log"
+		fi
+		"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/in-tree-guest" \
+			-j guest_check.sh -a "stock=0,tests=kunit+rping+ucmatose+rxe.kclient" \
+			-m "${ours_for_selftests// /,}" -d "$it" -t 1200 > /dev/null 2>&1
+		rc=$?
+		grep -E '^(not )?ok ' "$out/in-tree-guest/job.log" 2>/dev/null |
+			sed 's/^/in-tree guest: /'
+		[ $rc = 0 ] || result fail "in-tree guest: job exited cleanly (rc $rc)" \
+			"$out/in-tree-guest/console.log"
+		scan_guest "$out/in-tree-guest" "in-tree guest"
+		phase_end
+	fi
+	rm -rf "$out/series-check/obj" "$out/series-check/src"
 fi
 finish
