@@ -22,6 +22,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 HERE = os.path.join(TOP, 'scripts', 'series')
 CORE = 'drivers/infiniband/core'
 SWIW = 'drivers/infiniband/sw/swiw'
+SELF = 'tools/testing/selftests/rdma_cm'
 
 # Parts of the kernel tree the series touches, extracted from the tarball.
 BASE_PATHS = ['MAINTAINERS', 'Documentation/infiniband', 'drivers/infiniband',
@@ -114,7 +115,7 @@ class Series:
             self.used.add(f)
             dst = os.path.join(self.work, f)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copyfile(os.path.join(TOP, f), dst)
+            shutil.copy(os.path.join(TOP, f), dst)
 
     def rm(self, files):
         for f in files:
@@ -233,6 +234,22 @@ def build(s):
         'F:\tDocumentation/infiniband/rdma_ucm.rst\n'
         'F:\tdrivers/infiniband/core/Kconfig\n')
     s.commit('06-docs.txt')
+
+    # 7: the selftests that run on any kernel with these modules; the
+    # QEMU harness, the benchmarks and the packaging checks stay with
+    # the out-of-tree tree, whose CI they are.
+    s.add(['%s/%s' % (SELF, f) for f in (
+        'Makefile', 'config', 'settings', 'run_tests.sh', 'lib.sh',
+        'mpa_peer.py', 'cm_probe.c', 'rds_pump.c', 'swiw_flood.c',
+        'swiw_ring_fuzz.c', 'ucma_fuzz.c')] +
+        ours(SELF + '/tests/*') + ours(SELF + '/pyverbs/*') +
+        ours(SELF + '/kclient/*'))
+    sub(s.path('tools/testing/selftests/Makefile'),
+        'TARGETS += openat2\n', 'TARGETS += openat2\nTARGETS += rdma_cm\n')
+    sub(s.path('MAINTAINERS'),
+        'F:\tdrivers/infiniband/core/ucma_*\n',
+        'F:\tdrivers/infiniband/core/ucma_*\nF:\ttools/testing/selftests/rdma_cm/\n')
+    s.commit('07-selftests.txt')
 
     # Every file of ours is in the series or is out-of-tree glue.
     left = [f for f in ours('drivers') + ours('include') if f not in s.used]

@@ -522,7 +522,10 @@ load_stack() { # OURS [uverbs_late]
 			{ fail "$m was already loaded and cannot be removed"; return 1; }
 	done
 	for m in $ours; do
-		in_list "$m" "$STACK_MODS" || { fail "unknown module '$m' in RDMACM_OURS"; return 1; }
+		if ! in_list "$m" "$STACK_MODS"; then
+			fail "unknown module '$m' in RDMACM_OURS"
+			return 1
+		fi
 		if [ -z "$OURS_DIR" ] || [ ! -f "$OURS_DIR/$m.ko" ]; then
 			fail "our $m.ko not found (RDMACM_OURS_DIR='$OURS_DIR')"
 			return 1
@@ -547,13 +550,19 @@ load_stack() { # OURS [uverbs_late]
 		fi
 		if in_list "$m" "$ours" && [ "$OURS_INSTALLED" = 1 ]; then
 			[ "$(modinfo -n "$m" 2> /dev/null)" = "$OURS_DIR/$m.ko" ] ||
-				{ fail "modprobe would load $(modinfo -n "$m" 2>&1), not $OURS_DIR/$m.ko"; return 1; }
-			run "modprobe-$m" 120 modprobe "$m" || { fail "modprobe $m failed"; return 1; }
+				{
+					fail "modprobe would load $(modinfo -n "$m" 2>&1)," \
+						"not $OURS_DIR/$m.ko"
+					return 1
+				}
+			run "modprobe-$m" 120 modprobe "$m" ||
+				{ fail "modprobe $m failed"; return 1; }
 		elif in_list "$m" "$ours"; then
 			run "insmod-$m" 120 insmod "$OURS_DIR/$m.ko" ||
 				{ fail "insmod $OURS_DIR/$m.ko failed"; return 1; }
 		else
-			run "modprobe-$m" 120 modprobe "$m" || { fail "modprobe $m failed"; return 1; }
+			run "modprobe-$m" 120 modprobe "$m" ||
+				{ fail "modprobe $m failed"; return 1; }
 		fi
 	done
 	for m in $STACK_MODS; do
@@ -596,7 +605,8 @@ unload_stack() { # [cm|all]
 			for h in "/sys/module/$m/holders/"*; do
 				[ -e "$h" ] && holders+=("${h##*/}")
 			done
-			fail "rmmod $m failed (refcnt $(cat "/sys/module/$m/refcnt" 2> /dev/null)," \
+			fail "rmmod $m failed" \
+				"(refcnt $(cat "/sys/module/$m/refcnt" 2> /dev/null)," \
 				"holders: ${holders[*]})"
 			users=$(rdma_fd_users)
 			[ -n "$users" ] && fail "/dev/infiniband users: $users"

@@ -5,7 +5,7 @@
 # Soft-RoCE (rxe) and Soft-iWARP (siw), on a mix of our and the stock
 # rdma_cm.ko / iw_cm.ko / rdma_ucm.ko.  Output is KTAP; the last line is
 # "# rdma_cm selftests: N passed, N failed, N skipped".  Exit status 0
-# when nothing failed.
+# when nothing failed, 4 (kselftest's skip) when not run as root.
 #
 # usage: run_tests.sh [--list | --dry-run] [FILTER]
 #   FILTER     extended regex on test ids (e.g. 'rping', '^siw\.', 'pyverbs')
@@ -118,7 +118,7 @@ fi
 # Every mix of our and stock iw_cm/rdma_cm/rdma_ucm must load and unload:
 # with export CRCs equal to stock, each stock user binds to ours.
 MIXES=()
-if [ "${RDMACM_MIX:-auto}" != 0 ] && [ -n "$OURS_DIR" ] && selected mix mix; then
+if [ "${RDMACM_MIX:-auto}" != 0 ] && [ -n "$OURS_DIR" ] && selected mix "mix"; then
 	for bits in 0 1 2 3 4 5 6 7; do
 		mix='' i=0
 		for m in $STACK_MODS; do
@@ -174,12 +174,13 @@ if [ $mode = dry ]; then
 	exit 0
 fi
 
+# Not root: every test skipped, and kselftest's "skip" status (4).
 if [ "$(id -u)" != 0 ]; then
 	for id in "${PLAN[@]}"; do
-		case_not_run "$id" "needs root"
+		ktap_skip "$id" "needs root"
 	done
 	ktap_totals
-	exit 1
+	exit 4
 fi
 
 if [ -n "${RDMACM_WORKDIR:-}" ]; then
@@ -215,7 +216,8 @@ kunit_module() { # KO
 	mapfile -t after < <(kunit_suites)
 	for s in "${after[@]}"; do
 		in_list "$s" "${before[*]}" && continue
-		if grep -q '^[[:space:]]*not ok' "/sys/kernel/debug/kunit/$s/results" 2> /dev/null; then
+		if grep -q '^[[:space:]]*not ok' "/sys/kernel/debug/kunit/$s/results" \
+			2> /dev/null; then
 			fail "kunit suite $s reports failures (see the kernel log)"
 		else
 			info "kunit suite $s: no failures"
@@ -327,7 +329,8 @@ for id in "${PLAN[@]}"; do
 		run_case "$id" load_stack "$OURS" && STACK_OK=1
 		;;
 	stack.unload)
-		[ -s "$WORK/stuck" ] && diag "processes stuck in the kernel: $(xargs < "$WORK/stuck")"
+		[ -s "$WORK/stuck" ] &&
+			diag "processes stuck in the kernel: $(xargs < "$WORK/stuck")"
 		run_case "$id" unload_stack all
 		;;
 	*.setup)

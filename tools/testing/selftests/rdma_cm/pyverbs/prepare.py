@@ -33,7 +33,7 @@ SRC = '/usr/share/doc/rdma-core/tests'
 MARKER = '# --- rdma_cm selftests: netdev lookup through rdma link (v47) ---'
 
 PATCH = MARKER + r'''
-# Appended by tools/testing/selftests/rdma_cm/pyverbs/prepare.py.
+# Appended by the rdma_cm selftests (pyverbs preparation).
 # Backport of rdma-core v47: a device without /sys/class/infiniband/<dev>/
 # device/net (rxe, siw) gets its netdev from `rdma -j link show dev/port`.
 

@@ -97,7 +97,8 @@ iser_target() {
 		if ! { printf 1 > "$tpg/np/$ADDR:$ISER_PORT/iser"; } 2> iser-enable.err; then
 			cat iser-enable.err >> configfs.out
 			if grep -q 'Address already in use' iser-enable.err; then
-				skip "iWARP: rdma_listen() on the TCP portal's $ADDR:$ISER_PORT is EADDRINUSE"
+				skip "iWARP: rdma_listen() on the TCP portal's" \
+					"$ADDR:$ISER_PORT is EADDRINUSE"
 			else
 				fail "cannot enable iSER on the portal: $(cat iser-enable.err)"
 			fi

@@ -101,7 +101,8 @@ test_iwpm() {
 	if [ "$origin" = ours ]; then
 		expect_count kernel-log 'port mapper daemon did not answer' 1
 		[ $((t3 - t2)) -lt $((t1 - t0 + 8)) ] ||
-			fail "rping waited for the stopped daemon again ($((t3 - t2)) s, $((t1 - t0)) s with iwpmd up)"
+			fail "rping waited for the stopped daemon again" \
+				"($((t3 - t2)) s, $((t1 - t0)) s with iwpmd up)"
 	fi
 	kill -CONT "$(tpid iwpmd)"
 	stop_bg iwpmd

@@ -8,10 +8,11 @@
 # requests for another QP type than the listener's (RoCE: a UD or UC
 # request to an RC listener, an RC one to a UD listener; refused as ib_cm
 # refuses a handler's error, and the listener's consumer sees none,
-# where ours delivered them before the fix), connections of the device to itself (private data both ways,
-# a SEND, disconnect; a specific and a wildcard listener; reject with
-# private data, which rdma_consumer_reject_data() returns; a port nobody listens on), the neighbour watch of a RoCE
-# route (UNREACHABLE when the peer's hardware address changes), bonding
+# where ours delivered them before the fix), connections of the device
+# to itself (private data both ways, a SEND, disconnect; a specific and a
+# wildcard listener; reject with private data, which
+# rdma_consumer_reject_data() returns; a port nobody listens on), the
+# neighbour watch of a RoCE route (UNREACHABLE when the peer's hardware address changes), bonding
 # failover (ADDR_CHANGE to an id bound to the bond), device removal of
 # an id in ADDR_QUERY (its address request ends with it), and an
 # id that `rdma link delete` removes: `rdma res show cm_id` lists it,
@@ -53,7 +54,10 @@ kclient_configfs() { # LABEL
 	[ -d "$cfs" ] || { fail "$l: no $cfs"; return 1; }
 	d=$cfs/$DEV
 	p=$d/ports/1
-	mkdir "$cfs/nosuchdev0" 2> /dev/null && { rmdir "$cfs/nosuchdev0"; fail "$l: mkdir of an unknown device worked"; }
+	if mkdir "$cfs/nosuchdev0" 2> /dev/null; then
+		rmdir "$cfs/nosuchdev0"
+		fail "$l: mkdir of an unknown device worked"
+	fi
 	mkdir "$d" || { fail "$l: mkdir $d failed"; return 1; }
 	mode="RoCE v2"
 	[ "$T" = siw ] && mode="IB/RoCE v1"
@@ -63,7 +67,8 @@ kclient_configfs() { # LABEL
 	echo 32 > "$p/default_roce_tos" || fail "$l: cannot set default_roce_tos 32"
 	[ "$(cat "$p/default_roce_tos")" = 32 ] || fail "$l: default_roce_tos 32 did not stick"
 	echo 256 > "$p/default_roce_tos" 2> /dev/null && fail "$l: default_roce_tos took 256"
-	echo bogus > "$p/default_roce_mode" 2> /dev/null && fail "$l: default_roce_mode took 'bogus'"
+	echo bogus > "$p/default_roce_mode" 2> /dev/null &&
+		fail "$l: default_roce_mode took 'bogus'"
 	# 6.1's rxe is RoCE v2 only, siw has IB GIDs only: each port takes
 	# its one mode and refuses the other.
 	other="IB/RoCE v1"
@@ -111,7 +116,8 @@ kclient_neigh() { # LABEL
 	# On siw the whole 10 s pass: no event may come.
 	ev=$(kclient_held_events)
 	[ "$ev" = "$want" ] ||
-		fail "$l: the id routed to $KC_NEIGH got '$ev' when the neighbour changed, expected '$want'"
+		fail "$l: the id routed to $KC_NEIGH got '$ev' when the neighbour changed," \
+			"expected '$want'"
 	run "$l-rmmod-route" 30 rmmod rdma_cm_kclient
 	expect_rc "$l-rmmod-route" 0
 	run "$l-neigh-del" 30 ip neigh del "$KC_NEIGH" dev "$NETDEV"
@@ -239,7 +245,7 @@ kclient_query() { # LABEL
 }
 
 kclient_cases() { # LABEL
-	local l=$1 ev
+	local l=$1 ev rejdata
 
 	kclient_configfs "$l" || return
 	kclient_case "$l-bind" bind || return
@@ -261,8 +267,9 @@ kclient_cases() { # LABEL
 	# siw reports an MPA reject as -ECONNRESET, where stock rdma_cm
 	# looks for -ECONNREFUSED: stock's rdma_consumer_reject_data()
 	# returns nothing on siw.
-	kclient_case "$l-reject" reject port=7352 \
-		rejdata="$([ "$T" = siw ] && [ "$(mod_origin rdma_cm)" = stock ] && echo 0 || echo 1)" || return
+	rejdata=1
+	[ "$T" = siw ] && [ "$(mod_origin rdma_cm)" = stock ] && rejdata=0
+	kclient_case "$l-reject" reject port=7352 rejdata="$rejdata" || return
 	kclient_case "$l-refused" refused port=7353 || return
 	# A consumer that accepts 7 s after CONNECT_REQUEST: the requester
 	# repeats its REQ after ~4.6 s, which ib_cm answers with an MRA.
@@ -290,7 +297,8 @@ kclient_cases() { # LABEL
 	expect_rc "$l-hold" 0
 	failed && return 1
 	run "$l-res" 30 rdma res show cm_id
-	expect_out "$l-res" 'state ADDR_BOUND .*comm \[rdma_cm_kclient\] src-addr '"${ADDR//./\\.}"':7320' \
+	expect_out "$l-res" \
+		'state ADDR_BOUND .*comm \[rdma_cm_kclient\] src-addr '"${ADDR//./\\.}"':7320' \
 		"rdma res show cm_id does not list the held id"
 	run "$l-delete" 60 rdma link delete "$DEV"
 	expect_rc "$l-delete" 0
@@ -309,7 +317,8 @@ kclient_cases() { # LABEL
 	failed && return 1
 	run "$l-delete-conn" 60 rdma link delete "$DEV"
 	expect_rc "$l-delete-conn" 0
-	ev=$(tr ';' '\n' < /sys/module/rdma_cm_kclient/parameters/events | sed '/^$/d' | sort | tr '\n' ' ')
+	ev=$(tr ';' '\n' < /sys/module/rdma_cm_kclient/parameters/events |
+		sed '/^$/d' | sort | tr '\n' ' ')
 	[ "$ev" = "A:device removal L:device removal P:device removal " ] ||
 		fail "$l: the connection's ids got '$ev', expected one DEVICE_REMOVAL each"
 	run "$l-rmmod-conn" 30 rmmod rdma_cm_kclient

@@ -24,7 +24,9 @@ test_mckey() {
 			expect_no_out "$n" 'joined dgid'
 			expect_out "$n" 'unable to create QP: Operation not supported'
 		done
-		failed || label "fails as stock does: mckey: unable to create QP: Operation not supported"
+		failed ||
+			label "fails as stock does:" \
+				"mckey: unable to create QP: Operation not supported"
 		return
 	fi
 	for n in receiver sender; do

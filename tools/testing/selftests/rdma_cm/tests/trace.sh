@@ -57,7 +57,7 @@ trace_stock_formats() {
 }
 
 test_trace() {
-	local a=${ADDR//./\\.} ev id
+	local a=${ADDR//./\\.} ev id re
 
 	if [ -z "$KCLIENT" ] || [ ! -f "$KCLIENT" ]; then
 		skip "no rdma_cm_kclient.ko (RDMACM_KCLIENT)"
@@ -91,7 +91,10 @@ test_trace() {
 		trace_formats > formats.ours
 		trace_stock_formats || return
 		diff -u formats.stock formats.ours > formats.diff ||
-			{ fail "event formats differ from stock rdma_cm's"; diag_tail formats.diff 20; }
+			{
+				fail "event formats differ from stock rdma_cm's"
+				diag_tail formats.diff 20
+			}
 	fi
 
 	echo > "$TRACE_FS/trace"
@@ -111,9 +114,13 @@ test_trace() {
 
 	id='cm\.id=[0-9]+'
 	expect_out trace " cm_id_attach: $id src=$a:7380 dst=.* device=$DEV\$"
-	expect_out trace " cm_qp_create: $id src=$a:[0-9]+ dst=$a:7380 tos=0 pd\.id=[0-9]+ qp_type=RC send_wr=[1-9][0-9]* recv_wr=[1-9][0-9]* qp_num=[1-9][0-9]* rc=0\$"
-	expect_out trace " cm_event_handler: $id src=$a:7380 dst=$a:[0-9]+ tos=0 CONNECT_REQUEST \\(4/0\\)\$"
-	expect_out trace " cm_event_done: $id src=$a:[0-9]+ dst=$a:7380 tos=0 ESTABLISHED consumer returns 0\$"
+	re=" cm_qp_create: $id src=$a:[0-9]+ dst=$a:7380 tos=0 pd\.id=[0-9]+ qp_type=RC"
+	re+=" send_wr=[1-9][0-9]* recv_wr=[1-9][0-9]* qp_num=[1-9][0-9]* rc=0\$"
+	expect_out trace "$re"
+	expect_out trace \
+		" cm_event_handler: $id src=$a:7380 dst=$a:[0-9]+ tos=0 CONNECT_REQUEST \\(4/0\\)\$"
+	re=" cm_event_done: $id src=$a:[0-9]+ dst=$a:7380 tos=0 ESTABLISHED"
+	expect_out trace "$re consumer returns 0\$"
 	expect_out trace " cm_event_handler: $id src=$a:[0-9]+ dst=$a:7381 tos=0 REJECTED "
 	expect_out trace " cm_qp_destroy: $id src=$a:[0-9]+ dst=$a:7380 tos=0 qp_num=[1-9][0-9]*\$"
 	expect_out trace " cm_id_destroy: $id src=$a:7380 "

@@ -130,7 +130,8 @@ test_ucmatose_reject() {
 	if [ "$T" != siw ] &&
 	   [ "$(grep -c 'cmatose: event: ' client.out)" = 1 ] &&
 	   grep -q '^cmatose: event: RDMA_CM_EVENT_CONNECT_ERROR, error: -1$' client.out; then
-		info "the server's exit tore connection 1 down before its RTU: client CONNECT_ERROR -1"
+		info "the server's exit tore connection 1 down before its RTU:" \
+			"client CONNECT_ERROR -1"
 		expect_out client '^return status -1$'
 		expect_rc client 255
 		status=
@@ -154,12 +155,14 @@ ucmatose_reject_late() {
 
 	stop_bg server
 	wait_bg client 60
-	st=$(sed -n 's/.*RDMA_CM_EVENT_UNREACHABLE, error: \(-\{0,1\}[0-9]\{1,\}\)$/\1/p' client.out)
+	st=$(sed -n 's/.*RDMA_CM_EVENT_UNREACHABLE, error: \(-\{0,1\}[0-9]\{1,\}\)$/\1/p' \
+		client.out)
 	if [ -z "$st" ]; then
 		fail "client: UNREACHABLE without a status"
 		return
 	fi
-	info "request 2 came after ESTABLISHED of connection 1: client UNREACHABLE $st, server stopped"
+	info "request 2 came after ESTABLISHED of connection 1:" \
+		"client UNREACHABLE $st, server stopped"
 	expect_out client "^return status $st\$"
 	expect_rc client $((st & 255))
 	expect_no_out server 'failing connection request'

@@ -16,7 +16,9 @@ test_udaddy() {
 		expect_out client 'udaddy: unable to create QP: Operation not supported'
 		expect_rc_fail client
 		expect_no_out client '^return status 0$'
-		failed || label "fails as stock does: udaddy: unable to create QP: Operation not supported"
+		failed ||
+			label "fails as stock does:" \
+				"udaddy: unable to create QP: Operation not supported"
 		return
 	fi
 	wait_bg server 60

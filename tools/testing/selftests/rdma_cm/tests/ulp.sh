@@ -130,7 +130,8 @@ ulp_compare() { # SRC NAME=FILE...
 	for p in "$@"; do
 		got=$(ulp_sum "${p#*=}")
 		[ "$got" = "$want" ] ||
-			fail "${p%%=*}: sha256 ${got:-missing} differs from the data written ($want)"
+			fail "${p%%=*}: sha256 ${got:-missing} differs" \
+				"from the data written ($want)"
 	done
 	failed && return 1
 	return 0
@@ -227,7 +228,7 @@ test_nfs_rdma() {
 	ulp_modprobe rpcrdma || return
 	ulp_modprobe nfsd || return
 	ulp_modprobe nfsv4 || return
-	mountpoint -q /proc/fs/nfsd || run mount 30 mount -t nfsd nfsd /proc/fs/nfsd ||
+	mountpoint -q /proc/fs/nfsd || run mount 30 mount nfsd /proc/fs/nfsd -t nfsd ||
 		{ fail "mount -t nfsd: $(rc_text mount)"; return; }
 	mkdir -p "$exp" "$mnt" /run/rpcbind /var/lib/nfs/v4recovery
 	run mount 30 mount -t tmpfs -o size=$((NFS_MIB * 4))m tmpfs "$exp" ||
@@ -259,7 +260,10 @@ test_nfs_rdma() {
 	# least nfsd takes.
 	run nfsd 120 rpc.nfsd -G 10 4 || { fail "rpc.nfsd 4: $(rc_text nfsd)"; return; }
 	run portlist 60 sh -c "echo rdma $NFS_PORT > /proc/fs/nfsd/portlist" ||
-		{ fail "echo rdma $NFS_PORT > /proc/fs/nfsd/portlist: $(rc_text portlist)"; return; }
+		{
+			fail "echo rdma $NFS_PORT > /proc/fs/nfsd/portlist: $(rc_text portlist)"
+			return
+		}
 	info "nfsd listeners: $(xargs < /proc/fs/nfsd/portlist)"
 	grep -q "^rdma $NFS_PORT\$" /proc/fs/nfsd/portlist ||
 		{ fail "no 'rdma $NFS_PORT' in /proc/fs/nfsd/portlist"; return; }
@@ -325,7 +329,8 @@ nvme_teardown() {
 	fi
 	stop_all
 	if [ -L "$p/subsystems/$NVME_NQN" ]; then
-		rm "$p/subsystems/$NVME_NQN" 2>> configfs.out || fail "cannot unlink $NVME_NQN from port 1"
+		rm "$p/subsystems/$NVME_NQN" 2>> configfs.out ||
+			fail "cannot unlink $NVME_NQN from port 1"
 	fi
 	if [ -d "$p" ]; then
 		rmdir "$p" 2>> configfs.out || fail "cannot remove nvmet port 1"
@@ -370,7 +375,11 @@ nvme_host_connect() { # ADDR
 			[ -n "$blk" ] && break
 		fi
 		[ "$SECONDS" -lt "$deadline" ] ||
-			{ fail "no live controller with a namespace for $NVME_NQN (${c:-none})"; return 1; }
+			{
+				fail "no live controller with a namespace" \
+					"for $NVME_NQN (${c:-none})"
+				return 1
+			}
 		nap 0.5
 	done
 	NVME_BLK=/dev/${blk##*/}
@@ -405,7 +414,7 @@ nvmet_export() { # ADDR
 	[ -b /dev/nullb0 ] || { fail "no /dev/nullb0 after modprobe null_blk"; return 1; }
 	if [ ! -d "$NVMET" ]; then
 		mountpoint -q /sys/kernel/config ||
-			run mount 30 mount -t configfs configfs /sys/kernel/config
+			run mount 30 mount configfs /sys/kernel/config -t configfs
 		[ -d "$NVMET" ] || { fail "no $NVMET"; return 1; }
 	fi
 	if [ -e "$s" ] || [ -e "$p" ]; then
@@ -491,7 +500,8 @@ test_rds_rdma() {
 
 	RDS_T0=$SECONDS
 	if [ "$T" = siw ]; then
-		skip "RDS over RDMA in Linux 6.1 is InfiniBand/RoCE only (rds_rdma refuses iWARP devices)"
+		skip "RDS over RDMA in Linux 6.1 is InfiniBand/RoCE only" \
+			"(rds_rdma refuses iWARP devices)"
 		return
 	fi
 	ulp_have_tools "gcc, to build rds_pump" gcc || return
