@@ -28,6 +28,7 @@
 #include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -373,23 +374,47 @@ static int iwh_bind_dev(struct ib_device *device, struct socket *sock,
 }
 
 /*
+ * The id's type of service (rdma_set_service_type()) is the IPv4 TOS
+ * byte or the IPv6 traffic class: both carry the DSCP in their upper six
+ * bits (RFC 2474), and the ECN bits stay TCP's.  An IPv6 socket gets the
+ * TOS too, for IPv4-mapped peers.  Streams a listener accepts inherit
+ * its socket's.
+ */
+static void iwh_sock_set_tos(struct sock *sk, int family, u8 tos)
+{
+	ip_sock_set_tos(sk, tos);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6) {
+		struct ipv6_pinfo *np = inet6_sk(sk);
+
+		lock_sock(sk);
+		np->tclass = (tos & ~INET_ECN_MASK) |
+			     (np->tclass & INET_ECN_MASK);
+		release_sock(sk);
+	}
+#endif
+}
+
+/*
  * A socket of the caller's, not the kernel's: the security module
  * checks and the bind privilege check apply to whoever asked for the
  * connection or listener (rdma_cm calls with the owner's credentials),
  * and the socket holds its namespace.  The namespace is the device's:
  * rdma_cm gives an iWARP device only ids of its netdev's namespace.
  */
-static int iwh_sock_create(struct ib_device *device, int family,
+static int iwh_sock_create(struct iw_cm_id *cm_id, int family,
 			   struct socket **sockp)
 {
 	int ret;
 
-	ret = __sock_create(iwh_net(device), family, SOCK_STREAM,
+	ret = __sock_create(iwh_net(cm_id->device), family, SOCK_STREAM,
 			    IPPROTO_TCP, sockp, 0);
 	if (ret)
 		return ret;
 	/* MPA frames are small, and RDMA wants them out now. */
 	tcp_sock_set_nodelay((*sockp)->sk);
+	if (cm_id->tos_set)
+		iwh_sock_set_tos((*sockp)->sk, family, cm_id->tos);
 	return 0;
 }
 
@@ -809,12 +834,10 @@ int iw_host_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		ret = ep->req_len;
 		goto err_ep;
 	}
-	ret = iwh_sock_create(device, cm_id->m_remote_addr.ss_family,
+	ret = iwh_sock_create(cm_id, cm_id->m_remote_addr.ss_family,
 			      &ep->sock);
 	if (ret)
 		goto err_ep;
-	if (cm_id->tos_set && laddr->ss_family == AF_INET)
-		ip_sock_set_tos(ep->sock->sk, cm_id->tos);
 	if (laddr->ss_family == cm_id->m_remote_addr.ss_family) {
 		/*
 		 * rdma_cm picked the port in its own port space: TCP may
@@ -1019,7 +1042,7 @@ int iw_host_create_listen(struct iw_cm_id *cm_id, int backlog)
 	lockdep_set_class(&ep->mutex, &iwh_listener_key);
 	ep->listen_id = cm_id;
 	ep->backlog = backlog > 0 ? backlog : iwcm_default_backlog();
-	ret = iwh_sock_create(cm_id->device, laddr->ss_family, &ep->sock);
+	ret = iwh_sock_create(cm_id, laddr->ss_family, &ep->sock);
 	if (ret)
 		goto err_ep;
 	sock_set_reuseaddr(ep->sock->sk);

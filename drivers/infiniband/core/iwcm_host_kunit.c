@@ -9,11 +9,15 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/ipv6.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait.h>
+#include <net/inet_ecn.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
@@ -526,6 +530,90 @@ static void hq_connect_reuse_test(struct kunit *test)
 }
 
 /* A port in use: the listen fails with the host's error. */
+/* 127.0.0.1 or ::1, port @port. */
+static void hq_addr_af(struct sockaddr_storage *ss, int family, u16 port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	if (family == AF_INET) {
+		hq_addr(ss, port);
+		return;
+	}
+	memset(ss, 0, sizeof(*ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr = in6addr_loopback;
+	sin6->sin6_port = htons(port);
+}
+
+/* The DSCP a stream's packets carry: IPv4 TOS or IPv6 traffic class. */
+static u8 hq_dscp(struct sock *sk, int family)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6)
+		return inet6_sk(sk)->tclass & ~INET_ECN_MASK;
+#endif
+	return inet_sk(sk)->tos & ~INET_ECN_MASK;
+}
+
+/*
+ * An id's TOS (rdma_set_service_type()) marks its stream: the
+ * initiator's, and every stream its listener accepts.
+ */
+static void hq_tos(struct kunit *test, int family)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_conn_param cp = {
+		.qpn = 0, .ird = 4, .ord = 4,
+		.private_data = "tos", .private_data_len = 3,
+	};
+	struct iw_cm_conn_param ap = { .qpn = 1, .ird = 4, .ord = 4 };
+	struct hq_qp *aq = &fx->hd->qp[0], *pq = &fx->hd->qp[1];
+	struct iw_cm_id *l, *a, *child;
+	struct hq_event *ev;
+	u16 port;
+
+	l = hq_id(test);
+	l->tos = 0x28;		/* AF11 */
+	l->tos_set = true;
+	hq_addr_af(&l->local_addr, family, 0);
+	KUNIT_ASSERT_EQ(test, iw_cm_listen(l, 4), 0);
+	port = hq_port(&l->m_local_addr);
+
+	a = hq_id(test);
+	a->tos = 0xb8;		/* EF */
+	a->tos_set = true;
+	hq_addr_af(&a->local_addr, family, 0);
+	hq_addr_af(&a->remote_addr, family, port);
+	KUNIT_ASSERT_EQ(test, iw_cm_connect(a, &cp), 0);
+	ev = hq_wait(fx->c, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_EQ(test, ev->event, IW_CM_EVENT_CONNECT_REQUEST);
+	child = ev->id;
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	KUNIT_ASSERT_NOT_NULL(test, hq_wait(fx->c, 2));
+
+	KUNIT_ASSERT_NOT_NULL(test, aq->sock);
+	KUNIT_ASSERT_NOT_NULL(test, pq->sock);
+	KUNIT_EXPECT_EQ(test, hq_dscp(aq->sock->sk, family), 0xb8);
+	KUNIT_EXPECT_EQ(test, hq_dscp(pq->sock->sk, family), 0x28);
+
+	iw_destroy_cm_id(a);
+	iw_destroy_cm_id(child);
+	iw_destroy_cm_id(l);
+}
+
+static void hq_tos_ipv4_test(struct kunit *test)
+{
+	hq_tos(test, AF_INET);
+}
+
+static void hq_tos_ipv6_test(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_IPV6))
+		kunit_skip(test, "no IPv6");
+	hq_tos(test, AF_INET6);
+}
+
 static void hq_listen_busy_test(struct kunit *test)
 {
 	struct iw_cm_id *l, *l2;
@@ -768,6 +856,8 @@ static struct kunit_case hq_cases[] = {
 	KUNIT_CASE(hq_reject_test),
 	KUNIT_CASE(hq_refused_test),
 	KUNIT_CASE(hq_listen_busy_test),
+	KUNIT_CASE(hq_tos_ipv4_test),
+	KUNIT_CASE(hq_tos_ipv6_test),
 	KUNIT_CASE(hq_connect_reuse_test),
 	KUNIT_CASE(hq_hostile_request_test),
 	KUNIT_CASE(hq_markers_test),
