@@ -506,9 +506,13 @@ static void iwh_local(struct iwh_ep *ep, const struct iw_cm_conn_param *p,
 	const struct iw_host_ops *ops = ep->hdev->ops;
 	struct ib_device *device = ep->hdev->device;
 
+	u8 rev = initiator ? iwcm_mpa_version() : 2;
+
+	/* Revision 1 has no RTR: no peer-to-peer start. */
 	ep->me = (struct iwcm_mpa_local){
+		.rev = rev,
 		.crc = ops->crc,
-		.p2p = initiator && ops->p2p,
+		.p2p = initiator && ops->p2p && rev == 2,
 		.rtr = iwh_rtr_mpa(initiator ? ops->rtr_send : ops->rtr_recv),
 		.ird = min_t(u32, p->ird, IWCM_MPA_IRD_ORD_MAX),
 		.ird_max = min_t(u32, max_t(int, device->attrs.max_qp_rd_atom, 0),

@@ -777,6 +777,49 @@ static void hq_hostile_reply_test(struct kunit *test)
 }
 
 /*
+ * net.iw_cm.mpa_version 1: the request is revision 1, without the
+ * IRD/ORD word, so a peer that speaks only revision 1 answers it, and
+ * the provider runs the stream as revision 1.
+ */
+static void hq_v1_peer_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct hq_qp *aq = &fx->hd->qp[0];
+	struct socket *ls, *s;
+	struct iw_cm_id *a;
+	struct hq_event *ev;
+	u8 req[32];
+	u16 port;
+
+	hq_sysctl(test, "mpa_version", "1");
+	ls = hq_raw_listen(test, &port);
+	a = hq_id(test);
+	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "v1"), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
+	s->sk->sk_rcvtimeo = 5 * HZ;
+	/* Key, flags without H, revision 1, PD_Length 2, "v1". */
+	KUNIT_EXPECT_EQ(test, hq_recv(s, req, 22), 22);
+	KUNIT_EXPECT_EQ(test, memcmp(req, "MPA ID Req Frame", 16), 0);
+	KUNIT_EXPECT_EQ(test, req[16] & 0x10, 0);
+	KUNIT_EXPECT_EQ(test, req[17], 1);
+	KUNIT_EXPECT_EQ(test, req[18] << 8 | req[19], 2);
+	KUNIT_EXPECT_EQ(test, memcmp(req + 20, "v1", 2), 0);
+	hq_send(s, "MPA ID Rep Frame\x00\x01\x00\x02ok", 22);
+	ev = hq_reply(test, 0, 0);
+	KUNIT_EXPECT_EQ(test, ev->pdata_len, 2);
+	KUNIT_EXPECT_EQ(test, memcmp(ev->pdata, "ok", 2), 0);
+	KUNIT_EXPECT_EQ(test, aq->attached, 1);
+	KUNIT_EXPECT_EQ(test, aq->params.mpa_rev, 1);
+	KUNIT_EXPECT_FALSE(test, aq->params.p2p);
+
+	sock_release(s);
+	iw_destroy_cm_id(a);
+	hq_release(aq, false);
+	sock_release(ls);
+	hq_sysctl(test, "mpa_version", "2");
+}
+
+/*
  * An initiator destroyed while waiting for the reply closes its TCP
  * connection at once, not when the 10 s reply timer runs out (the raw
  * peer reads for at most 5 s), and reports nothing.
@@ -858,6 +901,7 @@ static struct kunit_case hq_cases[] = {
 	KUNIT_CASE(hq_listen_busy_test),
 	KUNIT_CASE(hq_tos_ipv4_test),
 	KUNIT_CASE(hq_tos_ipv6_test),
+	KUNIT_CASE(hq_v1_peer_test),
 	KUNIT_CASE(hq_connect_reuse_test),
 	KUNIT_CASE(hq_hostile_request_test),
 	KUNIT_CASE(hq_markers_test),

@@ -56,10 +56,25 @@ static int mpa_reply_timeout_ms = 10000;
 static int mpa_timeout_min = 10;
 static int mpa_timeout_max = 600000;
 
+/*
+ * The MPA revision an initiator sends.  RFC 5044 lets a revision 1
+ * responder close a connection whose request it cannot work with, so a
+ * peer that only speaks revision 1 needs a revision 1 request.
+ */
+static int mpa_version = 2;
+static int mpa_version_min = 1;
+static int mpa_version_max = 2;
+
 /* The backlog of a listen with none given. */
 int iwcm_default_backlog(void)
 {
 	return READ_ONCE(default_backlog);
+}
+
+/* The MPA revision of the requests the host-integrated model sends. */
+u8 iwcm_mpa_version(void)
+{
+	return READ_ONCE(mpa_version);
 }
 
 /**
@@ -102,6 +117,15 @@ static struct ctl_table iwcm_ctl_table[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &mpa_timeout_min,
 		.extra2		= &mpa_timeout_max,
+	},
+	{
+		.procname	= "mpa_version",
+		.data		= &mpa_version,
+		.maxlen		= sizeof(mpa_version),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mpa_version_min,
+		.extra2		= &mpa_version_max,
 	},
 	{ }
 };

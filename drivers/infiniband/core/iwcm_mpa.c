@@ -193,16 +193,28 @@ int iwcm_mpa_encode(u8 *buf, size_t size, enum iwcm_mpa_kind kind,
  * @pdata_len: its length
  * @req: the frame, pointing at @pdata
  *
- * Always revision 2 with the IRD/ORD word, as siw sends it: a revision
- * 1 responder cannot work with it and closes, a revision 2 one answers
- * in kind.  A READ RTR takes an ORD slot: it is offered only with ORD.
+ * Revision 2 with the IRD/ORD word unless @me asks for revision 1: a
+ * revision 1 responder may close on a revision 2 request (RFC 5044), a
+ * revision 2 one answers either in kind.  A READ RTR takes an ORD slot:
+ * it is offered only with ORD.  Revision 1 has no RTR.
  *
- * Return: 0, or -EINVAL for private data over 508 bytes or peer-to-peer
- * with no RTR left to offer.
+ * Return: 0, or -EINVAL for private data over 508 bytes (512 in
+ * revision 1) or peer-to-peer with no RTR left to offer.
  */
 int iwcm_mpa_request(const struct iwcm_mpa_local *me, const u8 *pdata,
 		     u16 pdata_len, struct iwcm_mpa_frame *req)
 {
+	if (me->rev == 1) {
+		if (pdata_len > IWCM_MPA_PDATA_MAX || me->p2p)
+			return -EINVAL;
+		*req = (struct iwcm_mpa_frame){
+			.rev = 1,
+			.crc = me->crc,
+			.pdata = pdata,
+			.pdata_len = pdata_len,
+		};
+		return 0;
+	}
 	if (pdata_len > MPA_V2_PDATA_MAX)
 		return -EINVAL;
 	*req = (struct iwcm_mpa_frame){

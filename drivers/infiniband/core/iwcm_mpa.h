@@ -59,6 +59,7 @@ struct iwcm_mpa_frame {
  * @p2p, those it offers to send.
  */
 struct iwcm_mpa_local {
+	u8 rev;		/* the initiator's request: 1, or 2 */
 	bool crc;
 	bool p2p;
 	u8 rtr;

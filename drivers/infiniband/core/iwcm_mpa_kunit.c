@@ -266,6 +266,27 @@ static void mpa_request_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iwcm_mpa_request(&me, NULL, 0, &req), 0);
 	KUNIT_EXPECT_EQ(test, req.rtr, IWCM_MPA_RTR_READ);
 
+	/*
+	 * Revision 1: no IRD/ORD word, so 512 bytes of private data, and
+	 * no RTR to start a peer-to-peer connection with.
+	 */
+	me = mpa_plain;
+	me.rev = 1;
+	me.crc = true;
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_request(&me, mpa_pdata, 5, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.rev, 1);
+	KUNIT_EXPECT_TRUE(test, req.crc);
+	KUNIT_EXPECT_FALSE(test, req.enhanced || req.p2p || req.markers);
+	KUNIT_EXPECT_EQ(test, req.pdata_len, 5);
+	KUNIT_EXPECT_EQ(test, iwcm_mpa_request(&me, mpa_pdata,
+					       IWCM_MPA_PDATA_MAX, &req), 0);
+	KUNIT_EXPECT_EQ(test, iwcm_mpa_request(&me, mpa_pdata,
+					       IWCM_MPA_PDATA_MAX + 1, &req),
+			-EINVAL);
+	me.p2p = true;
+	me.rtr = IWCM_MPA_RTR_WRITE;
+	KUNIT_EXPECT_EQ(test, iwcm_mpa_request(&me, NULL, 0, &req), -EINVAL);
+
 	/* Counts over 14 bits are capped, not wrapped into the flags. */
 	me = mpa_plain;
 	me.ird = 0xffff;

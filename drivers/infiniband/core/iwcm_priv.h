@@ -136,6 +136,7 @@ static inline struct iwcm_id_private *to_iwcm(struct iw_cm_id *id)
 extern struct workqueue_struct *iwcm_wq;
 int iwcm_default_backlog(void);
 unsigned long iwcm_mpa_timeout(bool request);
+u8 iwcm_mpa_version(void);
 
 /* iwcm_host.c */
 int iwcm_host_init(void);

@@ -8,8 +8,10 @@
 # queue 0, MSN 1, 100 bytes) must come back, and the stream is closed.
 # Neither end asks for CRC or markers (the CRC word is sent as zero and
 # not checked).  Prints one line per step; exits 0 only if all went.
+# With "v1" it plays a peer that speaks only MPA revision 1 and, as RFC
+# 5044 lets it, closes the stream on a request of another revision.
 #
-# usage: mpa_peer.py ADDR PORT
+# usage: mpa_peer.py ADDR PORT [v1]
 
 import socket
 import struct
@@ -43,6 +45,7 @@ def fpdu_send(msn, payload):
 
 def main():
     addr, port = sys.argv[1], int(sys.argv[2])
+    v1_only = sys.argv[3:] == ["v1"]
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((addr, port))
@@ -60,6 +63,10 @@ def main():
           f"private data {pdata.hex()}", flush=True)
     if key != KEY_REQ or flags & (FLAG_M | FLAG_C):
         print("not a request this responder takes", flush=True)
+        return 1
+    if v1_only and rev != 1:
+        s.close()
+        print(f"closed: revision {rev} is not 1", flush=True)
         return 1
 
     # Revision 2 (enhanced): IRD and ORD words, no peer-to-peer.

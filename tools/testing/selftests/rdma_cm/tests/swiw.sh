@@ -129,6 +129,7 @@ test_swiw() {
 		rping_pair "$s" 7472 "$ADDR" siw-to-swiw &&
 		swiw_ucmatose 7473 100 &&
 		swiw_early_fpdu 7474 &&
+		swiw_mpa_v1 7476 &&
 		swiw_qp_owner 7475 &&
 		swiw_flood_cases
 	swiw_teardown
@@ -236,25 +237,52 @@ swiw_flood_cases() {
 # in one write, and must then get ucmatose's reply SEND.  Stock siw fails
 # such a connection (CONNECT_ERROR -EINVAL: "peer sent extra data"), and
 # a stock siw initiator thus loses the race against any responder that
-# sends first (two_guests.sh, ucmatose100).
-swiw_early_fpdu() { # PORT
-	local deadline
+# sends first (two_guests.sh, ucmatose100).  With "v1" the peer speaks
+# only MPA revision 1 and closes on anything else: net.iw_cm.mpa_version
+# 1 makes swiw's requests revision 1.
+swiw_early_fpdu() { # PORT [v1]
+	local deadline p=swiw-mpapeer${2:+-$2} c=swiw-early${2:+-$2}
 
-	bg swiw-mpapeer 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$1"
+	bg "$p" 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$@"
 	deadline=$((SECONDS + $(tmo 30)))
-	until grep -q '^listening$' swiw-mpapeer.out 2> /dev/null; do
-		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[swiw-mpapeer]}"; then
+	until grep -q '^listening$' "$p.out" 2> /dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[$p]}"; then
 			fail "mpa_peer.py never listened"
 			break
 		fi
 		nap 0.2
 	done
-	run swiw-early 60 ucmatose -s "$SWIW_ADDR" -p "$1" -c 1 -C 1
-	wait_bg swiw-mpapeer 30
-	expect_rc swiw-early 0
-	expect_out swiw-early '^return status 0$'
-	expect_rc swiw-mpapeer 0
-	expect_out swiw-mpapeer '^ok$' "swiw sent no SEND after the early FPDU"
+	run "$c" 60 ucmatose -s "$SWIW_ADDR" -p "$1" -c 1 -C 1
+	wait_bg "$p" 30
+	expect_rc "$c" 0
+	expect_out "$c" '^return status 0$'
+	expect_rc "$p" 0
+	expect_out "$p" '^ok$' "swiw sent no SEND after the early FPDU"
+	! failed
+}
+
+# MPA revision 1 as initiator: against a peer that speaks only
+# revision 1, then swiw's own responder (rping: SEND, READ, WRITE) and
+# siw's, which answer in kind.  siw as a revision 1 responder refuses the
+# RDMA READ its consumer posts (rping's server: "post send error -1"),
+# so its leg is ucmatose's SENDs.
+swiw_mpa_v1() { # PORT
+	local p=$(($1 + 2))
+
+	if ! run swiw-v1 30 sysctl -w net.iw_cm.mpa_version=1; then
+		fail "no net.iw_cm.mpa_version"
+		return 1
+	fi
+	if swiw_early_fpdu "$1" v1 &&
+	   rping_pair "$SWIW_ADDR" $(($1 + 1)) "$SWIW_ADDR" swiw-v1; then
+		bg swiw-v1-userver 120 ucmatose -b "$ADDR" -p "$p" -c 10 -C 10
+		wait_ready swiw-v1-userver
+		run swiw-v1-uclient 120 \
+			ucmatose -s "$ADDR" -b "$SWIW_ADDR" -p "$p" -c 10 -C 10
+		wait_bg swiw-v1-userver 60
+		ucmatose_pair_ok swiw-v1-userver swiw-v1-uclient
+	fi
+	run swiw-v2 30 sysctl -w net.iw_cm.mpa_version=2
 	! failed
 }
 
