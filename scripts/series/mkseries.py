@@ -190,7 +190,7 @@ def build(s):
             s.add(objs_to_src(CORE, objs))
             lists += wrap('%s-y :=\t\t' % m[:-2], objs, '\t\t\t\t')
     sub(mk, '\nib_umad-y :=', text + '\n' + lists + '\nib_umad-y :=')
-    s.add([CORE + '/Kconfig'])
+    s.add([CORE + '/Kconfig'] + ours(CORE + '/*_kunit*.h'))
     sub(s.path('drivers/infiniband/Kconfig'),
         '\nif INFINIBAND_USER_ACCESS || !INFINIBAND_USER_ACCESS\n',
         '\nsource "drivers/infiniband/core/Kconfig"\n'

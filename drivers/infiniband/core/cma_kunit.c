@@ -28,6 +28,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "cma_priv.h"
+#include "rdma_kunit_fake.h"
 
 /* Expected names, indexed by the ABI values of enum rdma_cm_event_type. */
 static const char * const cma_test_event_names[] = {
@@ -91,16 +92,13 @@ static struct rdma_cm_id *cma_test_id(struct kunit *test)
 static struct rdma_cm_id *cma_test_bound_id(struct kunit *test, u32 cap_flags)
 {
 	struct rdma_cm_id *id = cma_test_id(test);
-	struct ib_device *dev;
+	struct kfake_dev *fd;
 
-	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	dev->port_data = kunit_kcalloc(test, 2, sizeof(*dev->port_data),
-				       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev->port_data);
-	dev->port_data[1].immutable.core_cap_flags = cap_flags;
+	fd = kunit_kzalloc(test, sizeof(*fd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fd);
+	kfake_init(fd, "cma_kunit0", cap_flags);
 
-	id->device = dev;
+	id->device = &fd->ibdev;
 	id->port_num = 1;
 	return id;
 }

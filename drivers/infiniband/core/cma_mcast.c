@@ -1,18 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Multicast: rdma_join_multicast() and rdma_leave_multicast() keep the
- * id's list of groups and hand each join and leave to the transport.
- * On RoCE a join needs no SA: the group's record is built from the IP
- * group address and the netdev, a RoCE v2 full member also joins the
- * IPv4 group on the netdev (so IGMP tells the switches), and the join
- * is reported from a work item.  IB joins go to the SA (cma_sa.c).
+ * id's list of groups and hand each join and leave to the transport:
+ * the SA on InfiniBand (cma_sa.c), IP groups on RoCE (cma_roce.c).
  */
-#include <linux/igmp.h>
-#include <linux/inetdevice.h>
-#include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
-#include <net/ipv6.h>
-#include <rdma/ib_sa.h>
+#include <linux/slab.h>
 
 #include "cma_priv.h"
 
@@ -30,155 +22,6 @@ void cma_mcast_deliver(struct rdma_id_private *id_priv,
 {
 	if (cma_deliver(id_priv, event))
 		pr_warn_once("rdma_cm: a multicast event handler returned non-zero; ignored\n");
-}
-
-/* A RoCE join's work: deliver the event cma_roce_join() prepared. */
-static void cma_mcast_work(struct work_struct *work)
-{
-	struct cma_multicast *mc = container_of(work, struct cma_multicast,
-						work);
-	struct rdma_id_private *id_priv = mc->id_priv;
-
-	mutex_lock(&id_priv->handler_mutex);
-	if (cma_id_live(id_priv))
-		cma_mcast_deliver(id_priv, &mc->event);
-	mutex_unlock(&id_priv->handler_mutex);
-}
-
-/*
- * The RoCE multicast GID of an IP group: an IPv6 group as is; an IPv4
- * one IPv4-mapped for RoCE v2, or in ff0e::ffff:0:0/96 for RoCE v1.
- */
-static void cma_roce_mgid(const struct sockaddr *addr, union ib_gid *mgid,
-			  enum ib_gid_type gid_type)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
-
-	memset(mgid, 0, sizeof(*mgid));
-	if (addr->sa_family == AF_INET6) {
-		memcpy(mgid->raw,
-		       &((const struct sockaddr_in6 *)addr)->sin6_addr, 16);
-		return;
-	}
-	if (gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		mgid->raw[0] = 0xff;
-		mgid->raw[1] = 0x0e;
-	}
-	mgid->raw[10] = 0xff;
-	mgid->raw[11] = 0xff;
-	memcpy(&mgid->raw[12], &sin->sin_addr.s_addr, 4);
-}
-
-/* Join or leave the IPv4 group of @mgid on the netdev @ifindex. */
-static int cma_igmp(struct net *net, int ifindex, const union ib_gid *mgid,
-		    bool join)
-{
-	struct net_device *ndev;
-	struct in_device *in_dev;
-	__be32 group;
-	int ret = -ENODEV;
-
-	memcpy(&group, &mgid->raw[12], sizeof(group));
-	rtnl_lock();
-	ndev = __dev_get_by_index(net, ifindex);
-	in_dev = ndev ? __in_dev_get_rtnl(ndev) : NULL;
-	if (in_dev) {
-		if (join)
-			ip_mc_inc_group(in_dev, group);
-		else
-			ip_mc_dec_group(in_dev, group);
-		ret = 0;
-	}
-	rtnl_unlock();
-	return ret;
-}
-
-/**
- * cma_roce_join - Join an IP multicast group on a RoCE port.
- * @id_priv: a UD id attached to a RoCE port
- * @mc: the group, not yet on the id's list
- *
- * Return: 0 once MULTICAST_JOIN is queued, or a negative errno:
- * -EINVAL for the zero address or a port whose MTU RoCE cannot use,
- * -ENODEV without a netdev, -EOPNOTSUPP for IPv6 groups on RoCE v2.
- */
-int cma_roce_join(struct rdma_id_private *id_priv, struct cma_multicast *mc)
-{
-	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
-	const struct sockaddr *addr = (struct sockaddr *)&mc->addr;
-	struct ib_sa_mcmember_rec rec = {};
-	struct rdma_cm_event *event = &mc->event;
-	struct net_device *ndev;
-	enum ib_gid_type gid_type;
-	bool v2;
-	int ret;
-
-	if (cma_zero_addr(addr))
-		return -EINVAL;
-	gid_type = cma_dev_default_gid_type(id_priv->cma_dev,
-					    id_priv->id.port_num);
-	v2 = gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP;
-	if (v2 && addr->sa_family != AF_INET)
-		return -EOPNOTSUPP;
-	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
-	if (!ndev)
-		return -ENODEV;
-
-	cma_roce_mgid(addr, &rec.mgid, gid_type);
-	rdma_ip2gid(cma_src_addr(id_priv), &rec.port_gid);
-	rec.pkey = cpu_to_be16(0xffff);
-	rec.rate = IB_RATE_PORT_CURRENT;
-	rec.mtu = iboe_get_mtu(ndev->mtu);
-	rec.hop_limit = v2 ? IPV6_DEFAULT_HOPLIMIT : 1;
-	ret = rec.mtu ? cma_ib_qkey(id_priv) : -EINVAL;
-	if (ret)
-		goto out;
-	rec.qkey = cpu_to_be32(id_priv->qkey);
-
-	ret = ib_init_ah_from_mcmember(id_priv->id.device,
-				       id_priv->id.port_num, &rec, ndev,
-				       gid_type, &event->param.ud.ah_attr);
-	if (ret)
-		goto out;
-	if (v2 && mc->join_state != BIT(SENDONLY_FULLMEMBER_JOIN)) {
-		ret = cma_igmp(dev_addr->net, ndev->ifindex, &rec.mgid, true);
-		if (ret) {
-			rdma_destroy_ah_attr(&event->param.ud.ah_attr);
-			goto out;
-		}
-		mc->igmp_joined = 1;
-		mc->ifindex = ndev->ifindex;
-	}
-
-	event->event = RDMA_CM_EVENT_MULTICAST_JOIN;
-	event->param.ud.private_data = mc->context;
-	event->param.ud.qp_num = 0xffffff;	/* the multicast QPN */
-	event->param.ud.qkey = id_priv->qkey;
-	INIT_WORK(&mc->work, cma_mcast_work);
-	queue_work(system_unbound_wq, &mc->work);
-out:
-	dev_put(ndev);
-	return ret;
-}
-
-/**
- * cma_roce_leave - Leave a RoCE group joined by cma_roce_join().
- * @id_priv: the id
- * @mc: the group, off the id's list
- *
- * Waits for the join's event if it is being delivered.
- */
-void cma_roce_leave(struct rdma_id_private *id_priv, struct cma_multicast *mc)
-{
-	union ib_gid mgid;
-
-	cancel_work_sync(&mc->work);
-	if (mc->igmp_joined) {
-		cma_roce_mgid((struct sockaddr *)&mc->addr, &mgid,
-			      IB_GID_TYPE_ROCE_UDP_ENCAP);
-		cma_igmp(cma_id_net(id_priv), mc->ifindex, &mgid, false);
-	}
-	rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
 }
 
 static void cma_mcast_free(struct rdma_id_private *id_priv,
@@ -245,7 +88,6 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->context = context;
 	mc->id_priv = id_priv;
 	mc->join_state = join_state;
-	INIT_WORK(&mc->work, cma_mcast_work);
 
 	ret = xprt->join(id_priv, mc);
 	if (ret) {

@@ -409,12 +409,10 @@ struct cma_multicast {
 	struct ib_sa_multicast	*sa_mc;		/* IB: the SA's member */
 };
 
-/* cma_mcast.c: joins and leaves; the RoCE join. */
+/* cma_mcast.c: the id's groups; the transports' joins deliver through it. */
 void cma_mcast_leave_all(struct rdma_id_private *id_priv);
 void cma_mcast_deliver(struct rdma_id_private *id_priv,
 		       struct rdma_cm_event *event);
-int cma_roce_join(struct rdma_id_private *id_priv, struct cma_multicast *mc);
-void cma_roce_leave(struct rdma_id_private *id_priv, struct cma_multicast *mc);
 
 /*
  * A device the "cma" ib_client was added to: one with at least one port

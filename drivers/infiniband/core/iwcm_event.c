@@ -12,6 +12,11 @@
  * Delivery pauses while a downcall of the id runs in the provider (its
  * events come after it returns, or never if it fails) and, for a new
  * passive id, until its CONNECT_REQUEST callback has returned.
+ *
+ * The end of an id is here too, since it ends its event stream: destroy
+ * (on iw_destroy_cm_id(), or when a callback returns non-zero) drains
+ * the queue, and a disconnect asked for during the setup runs once the
+ * connection is up.
  */
 #include <linux/errno.h>
 #include <linux/sched.h>
@@ -116,7 +121,7 @@ static int iwcm_queue_request(struct iwcm_id_private *cm,
  * provider then drops the connection itself.  -EINVAL for an unknown
  * event.
  */
-int iwcm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev)
+static int iwcm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev)
 {
 	struct iwcm_id_private *cm = to_iwcm(id);
 	bool dup = false, lost_pdata = false;
@@ -189,7 +194,7 @@ out:
  * Call the consumer, unless the id is being destroyed.  Destroy waits
  * for cb_task to clear.
  */
-int iwcm_deliver(struct iwcm_id_private *cm, struct iw_cm_event *ev)
+static int iwcm_deliver(struct iwcm_id_private *cm, struct iw_cm_event *ev)
 {
 	iw_cm_handler handler;
 	int ret;
@@ -240,7 +245,7 @@ static void iwcm_replenish_spare(struct iwcm_id_private *lcm)
 {
 	struct iwcm_id_private *spare;
 
-	spare = iwcm_alloc_id(lcm->id.device, NULL, NULL);
+	spare = iwcm_new_id(lcm->id.device, NULL, NULL);
 	if (!spare)
 		return;
 	spin_lock_irq(&lcm->lock);
@@ -267,8 +272,8 @@ static void iwcm_conn_request(struct iwcm_id_private *lcm,
 	bool listening, used_spare = false;
 	int ret;
 
-	child = iwcm_alloc_id(lcm->id.device, lcm->id.cm_handler,
-			      lcm->id.context);
+	child = iwcm_new_id(lcm->id.device, lcm->id.cm_handler,
+			    lcm->id.context);
 	if (!child) {
 		spin_lock_irq(&lcm->lock);
 		child = lcm->spare;
@@ -493,7 +498,7 @@ static void iwcm_process(struct iwcm_id_private *cm, struct iw_cm_event *ev)
  * The provider reported CLOSE: it is done with the QP, and iw_cm no
  * longer touches it.  CLOSE itself is delivered in order, later.
  */
-void iwcm_close_work(struct work_struct *work)
+static void iwcm_close_work(struct work_struct *work)
 {
 	struct iwcm_id_private *cm =
 		container_of(work, struct iwcm_id_private, close_work);
@@ -534,7 +539,7 @@ static bool iwcm_park(struct iwcm_id_private *cm, s64 ticket)
 }
 
 /* Destroy: a parked id drains now, its events are dropped anyway. */
-void iwcm_unpark(struct iwcm_id_private *cm)
+static void iwcm_unpark(struct iwcm_id_private *cm)
 {
 	struct iwcm_id_private *lcm = cm->listener;
 
@@ -561,7 +566,7 @@ static void iwcm_request_done(struct iwcm_id_private *lcm)
 }
 
 /* The work item of an id: deliver its queued events in order. */
-void iwcm_event_work(struct work_struct *work)
+static void iwcm_event_work(struct work_struct *work)
 {
 	struct iwcm_id_private *cm =
 		container_of(work, struct iwcm_id_private, event_work);
@@ -608,4 +613,157 @@ void iwcm_event_work(struct work_struct *work)
 	wake_up_all(&cm->wait);
 	spin_unlock_irq(&cm->lock);
 	iwcm_put(cm);
+}
+
+/**
+ * iwcm_new_id - Allocate an id whose events go through this file.
+ * @device: the iWARP device
+ * @handler: consumer callback, or NULL for an id nobody listens to yet
+ * @context: consumer context
+ *
+ * Return: the id, idle, with one reference, or NULL.
+ */
+struct iwcm_id_private *iwcm_new_id(struct ib_device *device,
+				    iw_cm_handler handler, void *context)
+{
+	struct iwcm_id_private *cm = iwcm_alloc_id(device, handler, context);
+
+	if (!cm)
+		return NULL;
+	cm->id.event_handler = iwcm_upcall;
+	INIT_WORK(&cm->event_work, iwcm_event_work);
+	INIT_WORK(&cm->close_work, iwcm_close_work);
+	return cm;
+}
+
+static int iwcm_modify_qp(struct ib_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE);
+}
+
+/* Nothing of the id runs any more but, maybe, the caller itself. */
+static bool iwcm_quiesced(struct iwcm_id_private *cm)
+{
+	bool quiet;
+
+	spin_lock_irq(&cm->lock);
+	quiet = (!cm->cb_task || cm->cb_task == current) &&
+		(!(cm->flags & IWCM_F_SCHEDULED) ||
+		 current_work() == &cm->event_work);
+	spin_unlock_irq(&cm->lock);
+	return quiet;
+}
+
+/*
+ * Destroy an id on behalf of its consumer: from iw_destroy_cm_id(), or
+ * when a callback returned non-zero.  Consumes the consumer's reference.
+ */
+void iwcm_destroy(struct iwcm_id_private *cm)
+{
+	struct ib_device *dev = cm->id.device;
+	enum iwcm_state old;
+	struct ib_qp *qp = NULL;
+	bool reject = false;
+
+	spin_lock_irq(&cm->lock);
+	/* The provider may be using the id in a downcall: let it finish. */
+	wait_event_lock_irq(cm->wait, !(cm->flags & IWCM_F_BUSY), cm->lock);
+	old = cm->state;
+	if (old == IWCM_DESTROYING) {
+		spin_unlock_irq(&cm->lock);
+		iwcm_log_unexpected(cm, "destroyed twice", 0, 0);
+		return;
+	}
+	cm->state = IWCM_DESTROYING;
+	cm->flags &= ~(IWCM_F_HOLD | IWCM_F_DISC_PENDING | IWCM_F_DISC_ABRUPT);
+	switch (old) {
+	case IWCM_CONN_RECV:
+		/* Every request we took gets exactly one answer. */
+		if (!(cm->flags & IWCM_F_ANSWERED)) {
+			cm->flags |= IWCM_F_ANSWERED;
+			reject = true;
+		}
+		break;
+	case IWCM_CONN_SENT:
+	case IWCM_CONN_ACCEPTED:
+	case IWCM_ESTABLISHED:
+	case IWCM_CLOSING:
+		qp = iwcm_take_qp(cm);
+		break;
+	default:
+		break;
+	}
+	spin_unlock_irq(&cm->lock);
+
+	switch (old) {
+	case IWCM_LISTEN:
+		dev->ops.iw_destroy_listen(&cm->id);
+		break;
+	case IWCM_CONN_SENT:
+	case IWCM_CONN_ACCEPTED:
+	case IWCM_ESTABLISHED:
+		/* Abort the connection, or its setup. */
+		if (qp)
+			iwcm_modify_qp(qp, IB_QPS_ERR);
+		if (old == IWCM_CONN_SENT)
+			iwcm_host_abort(&cm->id);
+		break;
+	default:
+		break;
+	}
+	if (reject)
+		dev->ops.iw_reject(&cm->id, NULL, 0);
+	iwcm_put_qp(cm, qp);
+	/* The QP reference is back once destroy returns, whoever took it. */
+	flush_work(&cm->close_work);
+	iwcm_pm_unmap(cm);
+
+	/*
+	 * Drain what is queued (dropped now; a listener's pending requests
+	 * are rejected) and wait for a running callback.
+	 */
+	spin_lock_irq(&cm->lock);
+	iwcm_schedule(cm);
+	spin_unlock_irq(&cm->lock);
+	iwcm_unpark(cm);
+	/*
+	 * Queued and not started (a CLOSE on the heels of a DISCONNECT,
+	 * typically): drain it here instead of waiting for a worker.  An
+	 * instance that cleared SCHEDULED and still runs has left its loop.
+	 */
+	if (cancel_work(&cm->event_work))
+		iwcm_event_work(&cm->event_work);
+	wait_event(cm->wait, iwcm_quiesced(cm));
+
+	iwcm_put(cm);
+}
+
+/*
+ * ESTABLISHED -> CLOSING, and the QP to SQD (graceful: the provider
+ * closes the stream once the send queue is done) or ERR (abrupt: reset).
+ * The provider then reports CLOSE.
+ */
+void iwcm_disconnect_now(struct iwcm_id_private *cm, bool abrupt)
+{
+	struct ib_device *dev = cm->id.device;
+	struct ib_qp *qp = NULL;
+
+	spin_lock_irq(&cm->lock);
+	if (cm->state == IWCM_ESTABLISHED && cm->qp) {
+		cm->state = IWCM_CLOSING;
+		qp = cm->qp;
+		/* CLOSE may drop the id's reference while we use it. */
+		dev->ops.iw_add_ref(qp);
+	}
+	spin_unlock_irq(&cm->lock);
+	if (!qp)
+		return;
+	/*
+	 * The QP may already be in ERR or SQD when both sides close at
+	 * once: not an error.
+	 */
+	iwcm_modify_qp(qp, abrupt ? IB_QPS_ERR : IB_QPS_SQD);
+	dev->ops.iw_rem_ref(qp);
 }

@@ -23,16 +23,16 @@
 #include <rdma/iw_cm.h>
 #include <rdma/iw_host.h>
 
+#include "rdma_kunit_fake.h"
+
 MODULE_IMPORT_NS(IW_HOST);
 
-#define HQ_NR_QP	4
 #define HQ_MAX_EVENTS	16
 #define HQ_WAIT		(10 * HZ)
 #define LOOPBACK	0x7f000001
 
+/* The stream of a QP, which the fake provider's QP number indexes. */
 struct hq_qp {
-	struct ib_qp ibqp;
-	atomic_t refs;
 	struct socket *sock;		/* the attached stream */
 	struct iw_cm_id *cm_id;		/* with the provider's add_ref */
 	struct iw_host_params params;
@@ -41,9 +41,8 @@ struct hq_qp {
 };
 
 struct hq_dev {
-	struct ib_device ibdev;
-	struct ib_port_data port_data[2];
-	struct hq_qp qp[HQ_NR_QP];
+	struct kfake_dev base;
+	struct hq_qp qp[KFAKE_NR_QP];
 	int attach_ret;
 };
 
@@ -70,29 +69,12 @@ struct hq_fixture {
 
 static struct hq_dev *to_hq(struct ib_device *ibdev)
 {
-	return container_of(ibdev, struct hq_dev, ibdev);
+	return container_of(to_kfake(ibdev), struct hq_dev, base);
 }
 
 static struct hq_qp *to_hq_qp(struct ib_qp *ibqp)
 {
-	return container_of(ibqp, struct hq_qp, ibqp);
-}
-
-static struct ib_qp *hq_get_qp(struct ib_device *ibdev, int qpn)
-{
-	if (qpn < 0 || qpn >= HQ_NR_QP)
-		return NULL;
-	return &to_hq(ibdev)->qp[qpn].ibqp;
-}
-
-static void hq_add_ref(struct ib_qp *ibqp)
-{
-	atomic_inc(&to_hq_qp(ibqp)->refs);
-}
-
-static void hq_rem_ref(struct ib_qp *ibqp)
-{
-	atomic_dec(&to_hq_qp(ibqp)->refs);
+	return &to_hq(ibqp->device)->qp[ibqp->qp_num];
 }
 
 /* The provider lets go of its stream: what siw does on QP close. */
@@ -204,39 +186,24 @@ static int hq_init(struct kunit *test)
 	struct hq_fixture *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
 	struct hq_dev *hd = kunit_kzalloc(test, sizeof(*hd), GFP_KERNEL);
 	struct hq_consumer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	int i;
 
 	if (!fx || !hd || !c)
 		return -ENOMEM;
-	hd->ibdev.dev.init_name = "iwhost_kunit0";
-	hd->ibdev.node_type = RDMA_NODE_RNIC;
-	hd->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
-	hd->port_data[0].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
-	hd->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
-	hd->ibdev.port_data = hd->port_data;
-	hd->ibdev.attrs.max_qp_rd_atom = 16;
-	hd->ibdev.attrs.max_qp_init_rd_atom = 16;
-	hd->ibdev.ops.iw_get_qp = hq_get_qp;
-	hd->ibdev.ops.iw_add_ref = hq_add_ref;
-	hd->ibdev.ops.iw_rem_ref = hq_rem_ref;
-	hd->ibdev.ops.iw_connect = iw_host_connect;
-	hd->ibdev.ops.iw_accept = iw_host_accept;
-	hd->ibdev.ops.iw_reject = iw_host_reject;
-	hd->ibdev.ops.iw_create_listen = iw_host_create_listen;
-	hd->ibdev.ops.iw_destroy_listen = iw_host_destroy_listen;
-	hd->ibdev.ops.modify_qp = hq_modify_qp;
-	for (i = 0; i < HQ_NR_QP; i++) {
-		hd->qp[i].ibqp.device = &hd->ibdev;
-		hd->qp[i].ibqp.real_qp = &hd->qp[i].ibqp;
-		hd->qp[i].ibqp.qp_type = IB_QPT_RC;
-		hd->qp[i].ibqp.qp_num = i;
-	}
+	kfake_init(&hd->base, "iwhost_kunit0", RDMA_CORE_PORT_IWARP);
+	hd->base.ibdev.attrs.max_qp_rd_atom = 16;
+	hd->base.ibdev.attrs.max_qp_init_rd_atom = 16;
+	hd->base.ibdev.ops.iw_connect = iw_host_connect;
+	hd->base.ibdev.ops.iw_accept = iw_host_accept;
+	hd->base.ibdev.ops.iw_reject = iw_host_reject;
+	hd->base.ibdev.ops.iw_create_listen = iw_host_create_listen;
+	hd->base.ibdev.ops.iw_destroy_listen = iw_host_destroy_listen;
+	hd->base.ibdev.ops.modify_qp = hq_modify_qp;
 	spin_lock_init(&c->lock);
 	init_waitqueue_head(&c->wq);
 	fx->hd = hd;
 	fx->c = c;
 	test->priv = fx;
-	return iw_host_register(&hd->ibdev, &hq_ops);
+	return iw_host_register(&hd->base.ibdev, &hq_ops);
 }
 
 static void hq_exit(struct kunit *test)
@@ -244,13 +211,11 @@ static void hq_exit(struct kunit *test)
 	struct hq_fixture *fx = test->priv;
 	int i;
 
-	for (i = 0; i < HQ_NR_QP; i++)
+	for (i = 0; i < KFAKE_NR_QP; i++)
 		hq_release(&fx->hd->qp[i], false);
 	/* Waits for every endpoint: none may be left behind. */
-	iw_host_unregister(&fx->hd->ibdev);
-	for (i = 0; i < HQ_NR_QP; i++)
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fx->hd->qp[i].refs), 0,
-				    "qp %d", i);
+	iw_host_unregister(&fx->hd->base.ibdev);
+	kfake_expect_refs_back(test, &fx->hd->base);
 	/* iw_cm frees ids from its workqueue. */
 	msleep(20);
 }
@@ -275,7 +240,7 @@ static struct iw_cm_id *hq_id(struct kunit *test)
 	struct hq_fixture *fx = test->priv;
 	struct iw_cm_id *id;
 
-	id = iw_create_cm_id(&fx->hd->ibdev, hq_handler, fx->c);
+	id = iw_create_cm_id(&fx->hd->base.ibdev, hq_handler, fx->c);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
 	return id;
 }

@@ -23,6 +23,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
 
+#include "rdma_kunit_fake.h"
+
 static void iwcm_reject_msg_known_test(struct kunit *test)
 {
 	KUNIT_EXPECT_STREQ(test, iwcm_reject_msg(-ECONNRESET),
@@ -61,23 +63,13 @@ static struct kunit_suite iwcm_msg_suite = {
 
 /* --- the fake provider ----------------------------------------------- */
 
-#define FAKE_NR_QP	4
 #define FAKE_BAD_QPN	99
 #define MAX_EVENTS	32
 #define PDATA_LEN	255
 #define WAIT_MS		10000
 
-struct fake_qp {
-	struct ib_qp ibqp;
-	atomic_t refs;
-	atomic_t n_modify;
-	int last_state;
-};
-
 struct fake_dev {
-	struct ib_device ibdev;
-	struct ib_port_data port_data[2];
-	struct fake_qp qp[FAKE_NR_QP];
+	struct kfake_dev base;
 
 	/* behaviour */
 	int connect_ret;
@@ -96,7 +88,6 @@ struct fake_dev {
 	atomic_t n_reject;
 	atomic_t n_create_listen;
 	atomic_t n_destroy_listen;
-	atomic_t n_unlocked_qp_op;	/* get_qp/add_ref with IRQs on */
 	int last_backlog;
 	u8 reject_pdata[PDATA_LEN];
 	int reject_pdata_len;
@@ -106,35 +97,7 @@ struct fake_dev {
 
 static struct fake_dev *to_fake(struct ib_device *ibdev)
 {
-	return container_of(ibdev, struct fake_dev, ibdev);
-}
-
-static struct ib_qp *fake_get_qp(struct ib_device *ibdev, int qpn)
-{
-	struct fake_dev *fd = to_fake(ibdev);
-
-	if (!irqs_disabled())
-		atomic_inc(&fd->n_unlocked_qp_op);
-	if (qpn < 0 || qpn >= FAKE_NR_QP)
-		return NULL;
-	return &fd->qp[qpn].ibqp;
-}
-
-static void fake_add_ref(struct ib_qp *ibqp)
-{
-	struct fake_qp *qp = container_of(ibqp, struct fake_qp, ibqp);
-
-	if (!irqs_disabled())
-		atomic_inc(&to_fake(ibqp->device)->n_unlocked_qp_op);
-	atomic_inc(&qp->refs);
-}
-
-static void fake_rem_ref(struct ib_qp *ibqp)
-{
-	struct fake_qp *qp = container_of(ibqp, struct fake_qp, ibqp);
-
-	might_sleep();
-	atomic_dec(&qp->refs);
+	return container_of(to_kfake(ibdev), struct fake_dev, base);
 }
 
 static void fake_upcall(struct iw_cm_id *id, enum iw_cm_event_type type,
@@ -148,15 +111,12 @@ static void fake_upcall(struct iw_cm_id *id, enum iw_cm_event_type type,
 static int fake_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata)
 {
-	struct fake_qp *qp = container_of(ibqp, struct fake_qp, ibqp);
 	struct fake_dev *fd = to_fake(ibqp->device);
 	unsigned long flags;
 	struct iw_cm_id *id;
 
 	might_sleep();
-	if (mask & IB_QP_STATE)
-		qp->last_state = attr->qp_state;
-	atomic_inc(&qp->n_modify);
+	kfake_qp_modified(ibqp, attr, mask);
 	/* Like siw: closing the QP reports CLOSE at once. */
 	spin_lock_irqsave(&fd->lock, flags);
 	id = fd->modify_upcalls_close ? fd->conn_id : NULL;
@@ -323,7 +283,7 @@ static int consumer_handler(struct iw_cm_id *id, struct iw_cm_event *ev)
 		r->provider_data = ev->provider_data;
 		memcpy(&r->local, &ev->local_addr, sizeof(r->local));
 		memcpy(&r->remote, &ev->remote_addr, sizeof(r->remote));
-		r->qp_refs = atomic_read(&c->fd->qp[1].refs);
+		r->qp_refs = atomic_read(&c->fd->base.qp[1].refs);
 	}
 	c->n++;
 	c->in_cb--;
@@ -369,7 +329,6 @@ static int iwcm_fake_init(struct kunit *test)
 	struct iwcm_fixture *fx;
 	struct fake_dev *fd;
 	struct consumer *c;
-	int i;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
 	fd = kunit_kzalloc(test, sizeof(*fd), GFP_KERNEL);
@@ -377,31 +336,17 @@ static int iwcm_fake_init(struct kunit *test)
 	if (!fx || !fd || !c)
 		return -ENOMEM;
 
-	fd->ibdev.dev.init_name = "iwcm_kunit0";
-	fd->ibdev.node_type = RDMA_NODE_RNIC;
-	fd->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
-	strscpy(fd->ibdev.iw_ifname, "kunit0", sizeof(fd->ibdev.iw_ifname));
-	fd->port_data[0].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
-	fd->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
-	fd->ibdev.port_data = fd->port_data;
-	fd->ibdev.ops.iw_get_qp = fake_get_qp;
-	fd->ibdev.ops.iw_add_ref = fake_add_ref;
-	fd->ibdev.ops.iw_rem_ref = fake_rem_ref;
-	fd->ibdev.ops.iw_connect = fake_connect;
-	fd->ibdev.ops.iw_accept = fake_accept;
-	fd->ibdev.ops.iw_reject = fake_reject;
-	fd->ibdev.ops.iw_create_listen = fake_create_listen;
-	fd->ibdev.ops.iw_destroy_listen = fake_destroy_listen;
-	fd->ibdev.ops.modify_qp = fake_modify_qp;
+	kfake_init(&fd->base, "iwcm_kunit0", RDMA_CORE_PORT_IWARP);
+	strscpy(fd->base.ibdev.iw_ifname, "kunit0",
+		sizeof(fd->base.ibdev.iw_ifname));
+	fd->base.ibdev.ops.iw_connect = fake_connect;
+	fd->base.ibdev.ops.iw_accept = fake_accept;
+	fd->base.ibdev.ops.iw_reject = fake_reject;
+	fd->base.ibdev.ops.iw_create_listen = fake_create_listen;
+	fd->base.ibdev.ops.iw_destroy_listen = fake_destroy_listen;
+	fd->base.ibdev.ops.modify_qp = fake_modify_qp;
 	spin_lock_init(&fd->lock);
 	init_completion(&fd->connect_entered);
-	for (i = 0; i < FAKE_NR_QP; i++) {
-		fd->qp[i].ibqp.device = &fd->ibdev;
-		fd->qp[i].ibqp.real_qp = &fd->qp[i].ibqp;
-		fd->qp[i].ibqp.qp_type = IB_QPT_RC;
-		fd->qp[i].ibqp.qp_num = i;
-		fd->qp[i].last_state = -1;
-	}
 
 	c->test = test;
 	c->fd = fd;
@@ -418,13 +363,10 @@ static int iwcm_fake_init(struct kunit *test)
 static void iwcm_fake_exit(struct kunit *test)
 {
 	struct iwcm_fixture *fx = test->priv;
-	int i;
 
 	/* Every QP reference iw_cm took is back; none taken unlocked. */
-	for (i = 0; i < FAKE_NR_QP; i++)
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fx->fd->qp[i].refs), 0,
-				    "qp %d", i);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fx->fd->n_unlocked_qp_op), 0);
+	kfake_expect_refs_back(test, &fx->fd->base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->fd->base.n_unlocked_qp_op), 0);
 	/* Frees are deferred to the workqueue: let them run. */
 	msleep(20);
 }
@@ -447,10 +389,10 @@ static struct iw_cm_id *new_id(struct kunit *test)
 	struct iwcm_fixture *fx = test->priv;
 	struct iw_cm_id *id;
 
-	id = iw_create_cm_id(&fx->fd->ibdev, consumer_handler, fx->c);
+	id = iw_create_cm_id(&fx->fd->base.ibdev, consumer_handler, fx->c);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(id));
 	KUNIT_EXPECT_NULL(test, id->provider_data);
-	KUNIT_EXPECT_PTR_EQ(test, id->device, &fx->fd->ibdev);
+	KUNIT_EXPECT_PTR_EQ(test, id->device, &fx->fd->base.ibdev);
 	KUNIT_EXPECT_PTR_EQ(test, id->context, (void *)fx->c);
 	set_addr(&id->local_addr, IP_A, 7000);
 	set_addr(&id->remote_addr, IP_B, 8000);
@@ -647,7 +589,7 @@ static void iwcm_connect_established_close_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, connect_id(id), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fd->n_connect), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].refs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].refs), 1);
 	/* Connecting twice is refused. */
 	KUNIT_EXPECT_EQ(test, connect_id(id), -EINVAL);
 
@@ -666,9 +608,9 @@ static void iwcm_connect_established_close_test(struct kunit *test)
 
 	/* Graceful disconnect: QP to SQD; DISCONNECT is not delivered. */
 	KUNIT_EXPECT_EQ(test, iw_cm_disconnect(id, 0), 0);
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_SQD);
 	KUNIT_EXPECT_EQ(test, iw_cm_disconnect(id, 0), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].n_modify), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].n_modify), 1);
 	fake_upcall(id, IW_CM_EVENT_DISCONNECT, 0);
 	fake_upcall(id, IW_CM_EVENT_CLOSE, 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 2));
@@ -691,14 +633,14 @@ static void iwcm_disconnect_abrupt_test(struct kunit *test)
 	n = establish_active(test, id);
 	fd->modify_upcalls_close = true;
 	KUNIT_EXPECT_EQ(test, iw_cm_disconnect(id, 1), 0);
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_ERR);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(fx->c, n + 1));
 	KUNIT_EXPECT_EQ(test, fx->c->ev[n].event, IW_CM_EVENT_CLOSE);
 	fd->modify_upcalls_close = false;
 	fake_release_conn(fd);
 	iw_destroy_cm_id(id);
 	/* Closed already: destroy leaves the QP alone. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].n_modify), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].n_modify), 1);
 }
 
 static void iwcm_connect_rejected_test(struct kunit *test)
@@ -728,7 +670,7 @@ static void iwcm_connect_rejected_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, iw_cm_init_qp_attr(id, &attr, &mask), 0);
 		fake_release_conn(fd);
 		iw_destroy_cm_id(id);
-		KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].n_modify), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].n_modify), 0);
 	}
 }
 
@@ -746,14 +688,14 @@ static void iwcm_connect_provider_error_test(struct kunit *test)
 	fd->connect_ret = -ENETUNREACH;
 	fd->connect_upcalls_reply = true;
 	KUNIT_EXPECT_EQ(test, connect_id(id), -ENETUNREACH);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].refs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].refs), 0);
 	/* Idle: it may connect again. */
 	fd->connect_ret = 0;
 	fd->connect_upcalls_reply = false;
 	KUNIT_EXPECT_EQ(test, connect_id(id), 0);
 	iw_destroy_cm_id(id);
 	/* Destroy aborts the setup: QP to ERR. */
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_ERR);
 	fake_release_conn(fd);
 	consumer_expect_quiet(test, fx->c, 0);
 }
@@ -785,12 +727,12 @@ static void iwcm_disconnect_pending_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, connect_id(id), 0);
 	KUNIT_EXPECT_EQ(test, iw_cm_disconnect(id, 0), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].n_modify), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].n_modify), 0);
 	KUNIT_ASSERT_EQ(test, upcall_pdata(id, IW_CM_EVENT_CONNECT_REPLY, 0,
 					   0, NULL), 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(fx->c, 1));
-	KUNIT_EXPECT_TRUE(test, wait_cond(atomic_read(&fd->qp[1].n_modify)));
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_SQD);
+	KUNIT_EXPECT_TRUE(test, wait_cond(atomic_read(&fd->base.qp[1].n_modify)));
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_SQD);
 	fake_upcall(id, IW_CM_EVENT_CLOSE, 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(fx->c, 2));
 	KUNIT_EXPECT_EQ(test, fx->c->ev[1].event, IW_CM_EVENT_CLOSE);
@@ -811,8 +753,8 @@ static void iwcm_handler_destroys_test(struct kunit *test)
 					   0, NULL), 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(fx->c, 1));
 	/* The connection was aborted and the QP released. */
-	KUNIT_EXPECT_TRUE(test, wait_cond(!atomic_read(&fd->qp[1].refs)));
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_ERR);
+	KUNIT_EXPECT_TRUE(test, wait_cond(!atomic_read(&fd->base.qp[1].refs)));
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_ERR);
 	/* Later events of the provider go nowhere. */
 	KUNIT_EXPECT_EQ(test, upcall_pdata(id, IW_CM_EVENT_CLOSE, 0, 0, NULL),
 			0);
@@ -902,12 +844,12 @@ static void iwcm_accept_later_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iw_cm_accept(child, &param), -EINVAL);
 	/* Disconnect before ESTABLISHED applies once it is up. */
 	KUNIT_EXPECT_EQ(test, iw_cm_disconnect(child, 1), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].n_modify), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].n_modify), 0);
 	fake_upcall(child, IW_CM_EVENT_ESTABLISHED, 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 2));
 	KUNIT_EXPECT_EQ(test, c->ev[1].event, IW_CM_EVENT_ESTABLISHED);
-	KUNIT_EXPECT_TRUE(test, wait_cond(atomic_read(&fd->qp[1].n_modify)));
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_ERR);
+	KUNIT_EXPECT_TRUE(test, wait_cond(atomic_read(&fd->base.qp[1].n_modify)));
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_ERR);
 	fake_upcall(child, IW_CM_EVENT_CLOSE, 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 3));
 	fake_release_conn(fd);
@@ -962,7 +904,7 @@ static void iwcm_close_behind_request_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &param), 0);
 	fake_upcall(child, IW_CM_EVENT_ESTABLISHED, 0);
 	KUNIT_ASSERT_TRUE(test, consumer_wait(c, 2));
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].refs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].refs), 1);
 
 	/* The listener's handler blocks on the next request... */
 	init_completion(&gate);
@@ -973,7 +915,7 @@ static void iwcm_close_behind_request_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wait_done(&c->entered, WAIT_MS));
 	/* ...while the first connection closes: its QP comes back. */
 	fake_upcall(child, IW_CM_EVENT_CLOSE, 0);
-	KUNIT_EXPECT_TRUE(test, wait_cond(!atomic_read(&fd->qp[1].refs)));
+	KUNIT_EXPECT_TRUE(test, wait_cond(!atomic_read(&fd->base.qp[1].refs)));
 	KUNIT_EXPECT_EQ(test, consumer_count(c), 2);
 
 	c->gate = NULL;
@@ -1043,7 +985,7 @@ static void iwcm_accept_provider_error_test(struct kunit *test)
 	fd->accept_ret = -ECONNRESET;
 	fd->accept_upcalls_established = true;
 	KUNIT_EXPECT_EQ(test, iw_cm_accept(child, &param), -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fd->qp[1].refs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fd->base.qp[1].refs), 0);
 	KUNIT_EXPECT_EQ(test, iw_cm_reject(child, NULL, 0), -EINVAL);
 	iw_destroy_cm_id(child);
 	iw_destroy_cm_id(lid);
@@ -1362,7 +1304,7 @@ static void iwcm_event_after_destroy_test(struct kunit *test)
 	fd->modify_upcalls_close = true;	/* CLOSE inside destroy */
 	iw_destroy_cm_id(id);
 	fd->modify_upcalls_close = false;
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_ERR);
 	for (e = IW_CM_EVENT_CONNECT_REPLY; e <= IW_CM_EVENT_CLOSE; e++)
 		KUNIT_EXPECT_EQ(test, upcall_pdata(id, e, 0, 8, NULL), 0);
 	KUNIT_EXPECT_EQ(test, upcall_pdata(id, IW_CM_EVENT_CONNECT_REQUEST, 0,
@@ -1444,7 +1386,7 @@ static void iwcm_destroy_during_connect_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cn.ret, 0);
 	fd->connect_gate = NULL;
 	/* The setup was aborted; its outcome goes nowhere. */
-	KUNIT_EXPECT_EQ(test, fd->qp[1].last_state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, fd->base.qp[1].last_state, IB_QPS_ERR);
 	fake_upcall(id, IW_CM_EVENT_CONNECT_REPLY, -ECONNRESET);
 	fake_release_conn(fd);
 	consumer_expect_quiet(test, fx->c, 0);

@@ -143,12 +143,10 @@ int iwcm_host_init(void);
 void iwcm_host_exit(void);
 void iwcm_host_abort(struct iw_cm_id *cm_id);
 
-/* iwcm_id.c */
+/* iwcm_id.c: the id object */
 struct iwcm_id_private *iwcm_alloc_id(struct ib_device *device,
 				      iw_cm_handler handler, void *context);
 void iwcm_put(struct iwcm_id_private *cm);
-void iwcm_destroy(struct iwcm_id_private *cm);
-void iwcm_disconnect_now(struct iwcm_id_private *cm, bool abrupt);
 struct ib_qp *iwcm_take_qp(struct iwcm_id_private *cm);
 void iwcm_put_qp(struct iwcm_id_private *cm, struct ib_qp *qp);
 void iwcm_log_unexpected(struct iwcm_id_private *cm, const char *what,
@@ -157,14 +155,13 @@ void iwcm_wait_idle(void);
 int iwcm_id_init(void);
 void iwcm_id_exit(void);
 
-/* iwcm_event.c */
-int iwcm_upcall(struct iw_cm_id *id, struct iw_cm_event *ev);
-void iwcm_event_work(struct work_struct *work);
-void iwcm_close_work(struct work_struct *work);
+/* iwcm_event.c: the event queue and delivery, uses iwcm_id.c */
+struct iwcm_id_private *iwcm_new_id(struct ib_device *device,
+				    iw_cm_handler handler, void *context);
 void iwcm_schedule(struct iwcm_id_private *cm);
 void iwcm_purge_events(struct iwcm_id_private *cm);
-void iwcm_unpark(struct iwcm_id_private *cm);
-int iwcm_deliver(struct iwcm_id_private *cm, struct iw_cm_event *ev);
+void iwcm_destroy(struct iwcm_id_private *cm);
+void iwcm_disconnect_now(struct iwcm_id_private *cm, bool abrupt);
 
 /* iwcm_pm.c */
 int iwcm_pm_init(void);

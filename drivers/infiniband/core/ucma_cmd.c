@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_ucm: write() command dispatch and the commands on ids.
+ * rdma_ucm: the file operations of /dev/infiniband/rdma_cm, write()
+ * command dispatch and the commands on ids.
  *
  * ucma_dispatch() checks a command's header and calls its entry, which
  * copies the input once into kernel memory; the handler validates it,
@@ -10,6 +11,8 @@
  * lock.
  */
 #include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -658,8 +661,22 @@ static int ucma_cmd_get_event(struct ucma_file *file, void *in, u32 in_len,
 			      u32 out_len)
 {
 	struct rdma_ucm_get_event *cmd = in;
+	struct ucma_ctx *child;
+	int ret;
 
-	return ucma_get_event(file, u64_to_user_ptr(cmd->response), out_len);
+	ret = ucma_get_event(file, u64_to_user_ptr(cmd->response), out_len,
+			     &child);
+	/*
+	 * A connection request's id joins @file.  Until it is published it
+	 * is nobody's but ours, and @file cannot be released while this
+	 * command runs.  It has queued nothing yet (no uid before ACCEPT):
+	 * who takes the request pays for its events.
+	 */
+	if (!ret && child) {
+		ucma_ctx_charge_current(child);
+		ucma_ctx_publish(child, file);
+	}
+	return ret;
 }
 
 /*
@@ -836,7 +853,7 @@ static int ucma_cmd_migrate_id(struct ucma_file *file, void *in, u32 in_len,
 	f = fdget(cmd->fd);
 	if (!f.file)
 		return -ENOENT;
-	if (!ucma_is_ucma_file(f.file)) {
+	if (f.file->f_op != &ucma_fops) {
 		ret = -EINVAL;
 		goto out_fdput;
 	}
@@ -971,8 +988,8 @@ static int ucma_get_hdr(struct rdma_ucm_cmd_hdr *hdr, const char __user *buf)
 	return 0;
 }
 
-ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
-		      size_t len)
+static ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
+			     size_t len)
 {
 	const void __user *in = buf + sizeof(struct rdma_ucm_cmd_hdr);
 	struct rdma_ucm_cmd_hdr hdr;
@@ -998,3 +1015,60 @@ ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
 	ret = fn(file, in, hdr.in, hdr.out);
 	return ret ? ret : len;
 }
+
+static int ucma_open(struct inode *inode, struct file *filp)
+{
+	struct ucma_file *file;
+
+	file = ucma_file_alloc(filp);
+	if (!file)
+		return -ENOMEM;
+	filp->private_data = file;
+	return stream_open(inode, filp);
+}
+
+/*
+ * Last close: destroy every id of the file.  No command runs on this
+ * file any more (each holds a file reference), a MIGRATE_ID elsewhere
+ * that names this file holds one too, and the rdma_cm handler adds
+ * nothing to a closing file, so the id list only shrinks.
+ */
+static int ucma_release(struct inode *inode, struct file *filp)
+{
+	struct ucma_file *file = filp->private_data;
+	struct ucma_ctx *ctx;
+	LIST_HEAD(dropped);
+
+	ucma_file_close(file);
+
+	while ((ctx = ucma_ctx_claim_first(file)))
+		ucma_ctx_destroy(ctx);
+
+	/* every event belonged to one of the ids: nothing should be left */
+	ucma_file_drain(file, &dropped);
+	WARN_ON_ONCE(!list_empty(&dropped));
+	ucma_destroy_dropped(&dropped);
+
+	ucma_file_free(file);
+	return 0;
+}
+
+static ssize_t ucma_write(struct file *filp, const char __user *buf,
+			  size_t len, loff_t *pos)
+{
+	return ucma_dispatch(filp->private_data, buf, len);
+}
+
+static __poll_t ucma_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	return ucma_file_poll(filp->private_data, filp, wait);
+}
+
+const struct file_operations ucma_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ucma_open,
+	.release	= ucma_release,
+	.write		= ucma_write,
+	.poll		= ucma_poll,
+	.llseek		= no_llseek,
+};

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rdma_ucm: the open file (an rdma_cm event channel) and its event queue.
+ * rdma_ucm: the event queue of an open file (an rdma_cm event channel).
+ *
+ * The queue is a one-way API: the rdma_cm event handler (ucma_event.c)
+ * queues, the commands (ucma_cmd.c, ucma_mcast.c) take, move and drop
+ * records, and destroying an id (ucma_ctx.c) drops its records; the
+ * queue calls none of them back.
  *
  * Events are queued by the rdma_cm event handler and taken by GET_EVENT
  * in FIFO order.  GET_EVENT copies the oldest record to user space under
@@ -33,9 +38,52 @@
 
 #include "ucma_priv.h"
 
-bool ucma_is_ucma_file(struct file *filp)
+/* open(): the empty queue of a new file. */
+struct ucma_file *ucma_file_alloc(struct file *filp)
 {
-	return filp->f_op == &ucma_fops;
+	struct ucma_file *file;
+
+	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
+	if (!file)
+		return NULL;
+
+	spin_lock_init(&file->lock);
+	INIT_LIST_HEAD(&file->events);
+	INIT_LIST_HEAD(&file->ctxs);
+	init_waitqueue_head(&file->wait);
+	file->filp = filp;
+	return file;
+}
+
+/* release() begins: the rdma_cm handler queues nothing here any more. */
+void ucma_file_close(struct ucma_file *file)
+{
+	spin_lock(&file->lock);
+	file->closing = true;
+	spin_unlock(&file->lock);
+}
+
+/* release(), once the file's ids are gone: hand what is left to @dropped. */
+void ucma_file_drain(struct ucma_file *file, struct list_head *dropped)
+{
+	struct ucma_event *uev, *tmp;
+
+	spin_lock(&file->lock);
+	list_for_each_entry_safe(uev, tmp, &file->events, node)
+		list_move_tail(&uev->node, dropped);
+	spin_unlock(&file->lock);
+}
+
+void ucma_file_free(struct ucma_file *file)
+{
+	kfree(file);
+}
+
+__poll_t ucma_file_poll(struct ucma_file *file, struct file *filp,
+			struct poll_table_struct *wait)
+{
+	poll_wait(filp, &file->wait, wait);
+	return list_empty(&file->events) ? 0 : EPOLLIN | EPOLLRDNORM;
 }
 
 /* Under file->lock: @n more (or fewer) records on @file's queue. */
@@ -218,10 +266,11 @@ int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 
 /*
  * Remove @uev, the oldest event, and account it; called with file->lock
- * held, which it drops.  A connection request's id then joins @file.
+ * held, which it drops.  Returns the id of a connection request, which
+ * the caller makes @file's.
  */
-static void ucma_take_event_unlock(struct ucma_file *file,
-				   struct ucma_event *uev)
+static struct ucma_ctx *ucma_take_event_unlock(struct ucma_file *file,
+					       struct ucma_event *uev)
 	__releases(&file->lock)
 {
 	struct ucma_ctx *child = uev->child;
@@ -235,22 +284,13 @@ static void ucma_take_event_unlock(struct ucma_file *file,
 	if (child)
 		atomic_inc(&uev->ctx->backlog);
 	spin_unlock(&file->lock);
-
-	/*
-	 * Between the unlock and the publication the new id is nobody's
-	 * but ours: @file cannot be released while we write to it.  It has
-	 * queued nothing yet (no uid before ACCEPT): who takes the request
-	 * pays for its events.
-	 */
-	if (child) {
-		ucma_ctx_charge_current(child);
-		ucma_ctx_publish(child, file);
-	}
 	kfree(uev);
+	return child;
 }
 
 /* Take the oldest event if it is still the one numbered @seq. */
-static bool ucma_commit_event(struct ucma_file *file, u64 seq)
+static bool ucma_commit_event(struct ucma_file *file, u64 seq,
+			      struct ucma_ctx **child)
 {
 	struct ucma_event *uev;
 
@@ -260,12 +300,17 @@ static bool ucma_commit_event(struct ucma_file *file, u64 seq)
 		spin_unlock(&file->lock);
 		return false;
 	}
-	ucma_take_event_unlock(file, uev);
+	*child = ucma_take_event_unlock(file, uev);
 	return true;
 }
 
+/*
+ * GET_EVENT: copy the oldest record to @response and take it.  For a
+ * connection request *@child is the request's new id, reserved and
+ * owned by nobody but the caller, who makes it @file's; else NULL.
+ */
 int ucma_get_event(struct ucma_file *file, void __user *response,
-		   u32 out_len)
+		   u32 out_len, struct ucma_ctx **child)
 {
 	/* only the faulting path uses it, after a full copy into it */
 	struct rdma_ucm_event_resp resp __uninitialized;
@@ -274,6 +319,7 @@ int ucma_get_event(struct ucma_file *file, void __user *response,
 	unsigned long left;
 	u64 seq;
 
+	*child = NULL;
 	for (;;) {
 		spin_lock(&file->lock);
 		while (list_empty(&file->events)) {
@@ -297,7 +343,7 @@ int ucma_get_event(struct ucma_file *file, void __user *response,
 						       len);
 			pagefault_enable();
 			if (!left) {
-				ucma_take_event_unlock(file, uev);
+				*child = ucma_take_event_unlock(file, uev);
 				return 0;
 			}
 		}
@@ -307,79 +353,7 @@ int ucma_get_event(struct ucma_file *file, void __user *response,
 
 		if (copy_to_user(response, &resp, len))
 			return -EFAULT;
-		if (ucma_commit_event(file, seq))
+		if (ucma_commit_event(file, seq, child))
 			return 0;
 	}
 }
-
-static int ucma_open(struct inode *inode, struct file *filp)
-{
-	struct ucma_file *file;
-
-	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
-	if (!file)
-		return -ENOMEM;
-
-	spin_lock_init(&file->lock);
-	INIT_LIST_HEAD(&file->events);
-	INIT_LIST_HEAD(&file->ctxs);
-	init_waitqueue_head(&file->wait);
-	file->filp = filp;
-	filp->private_data = file;
-	return stream_open(inode, filp);
-}
-
-/*
- * Last close: destroy every id of the file.  No command runs on this
- * file any more (each holds a file reference), a MIGRATE_ID elsewhere
- * that names this file holds one too, and the rdma_cm handler adds
- * nothing to a closing file, so the id list only shrinks.
- */
-static int ucma_release(struct inode *inode, struct file *filp)
-{
-	struct ucma_file *file = filp->private_data;
-	struct ucma_event *uev, *tmp;
-	struct ucma_ctx *ctx;
-	LIST_HEAD(dropped);
-
-	spin_lock(&file->lock);
-	file->closing = true;
-	spin_unlock(&file->lock);
-
-	while ((ctx = ucma_ctx_claim_first(file)))
-		ucma_ctx_destroy(ctx);
-
-	/* every event belonged to one of the ids: nothing should be left */
-	spin_lock(&file->lock);
-	list_for_each_entry_safe(uev, tmp, &file->events, node)
-		list_move_tail(&uev->node, &dropped);
-	spin_unlock(&file->lock);
-	WARN_ON_ONCE(!list_empty(&dropped));
-	ucma_destroy_dropped(&dropped);
-
-	kfree(file);
-	return 0;
-}
-
-static ssize_t ucma_write(struct file *filp, const char __user *buf,
-			  size_t len, loff_t *pos)
-{
-	return ucma_dispatch(filp->private_data, buf, len);
-}
-
-static __poll_t ucma_poll(struct file *filp, struct poll_table_struct *wait)
-{
-	struct ucma_file *file = filp->private_data;
-
-	poll_wait(filp, &file->wait, wait);
-	return list_empty(&file->events) ? 0 : EPOLLIN | EPOLLRDNORM;
-}
-
-const struct file_operations ucma_fops = {
-	.owner		= THIS_MODULE,
-	.open		= ucma_open,
-	.release	= ucma_release,
-	.write		= ucma_write,
-	.poll		= ucma_poll,
-	.llseek		= no_llseek,
-};

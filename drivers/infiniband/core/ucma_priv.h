@@ -62,6 +62,7 @@
 
 struct file;
 struct mem_cgroup;
+struct poll_table_struct;
 
 struct ucma_file {
 	spinlock_t		lock;		/* see the lock order above */
@@ -136,8 +137,13 @@ extern struct xarray ucma_mc_xa;
 int ucma_max_backlog(void);
 int ucma_max_events(void);
 
-/* ucma_file.c */
-bool ucma_is_ucma_file(struct file *filp);
+/* ucma_file.c: the event queue; it calls no other file but for its limit */
+struct ucma_file *ucma_file_alloc(struct file *filp);
+void ucma_file_close(struct ucma_file *file);
+void ucma_file_drain(struct ucma_file *file, struct list_head *dropped);
+void ucma_file_free(struct ucma_file *file);
+__poll_t ucma_file_poll(struct ucma_file *file, struct file *filp,
+			struct poll_table_struct *wait);
 bool ucma_file_full(struct ucma_file *file);
 bool ucma_queue_event(struct ucma_ctx *ctx, struct ucma_event *uev);
 bool ucma_queue_request(struct ucma_ctx *listen, struct ucma_event *uev);
@@ -146,8 +152,7 @@ u32 ucma_file_drop_mc(struct ucma_ctx *ctx, struct ucma_mc *mc);
 int ucma_file_move_ctx(struct ucma_ctx *ctx, struct ucma_file *from,
 		       struct ucma_file *to, u32 *reported);
 int ucma_get_event(struct ucma_file *file, void __user *response,
-		   u32 out_len);
-extern const struct file_operations ucma_fops;
+		   u32 out_len, struct ucma_ctx **child);
 
 /* ucma_ctx.c */
 struct ucma_ctx *ucma_ctx_alloc(struct ucma_file *file, gfp_t gfp);
@@ -166,9 +171,8 @@ void ucma_ctx_schedule_close(struct ucma_ctx *ctx);
 /* ucma_event.c */
 int ucma_event_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *event);
 
-/* ucma_cmd.c */
-ssize_t ucma_dispatch(struct ucma_file *file, const char __user *buf,
-		      size_t len);
+/* ucma_cmd.c: the file operations and the commands */
+extern const struct file_operations ucma_fops;
 
 /* ucma_mcast.c */
 int ucma_cmd_join_ip_mcast(struct ucma_file *file, const void __user *in,
