@@ -311,7 +311,7 @@ test_swiw_rate() {
 		return 1
 	fi
 	swiw_rate_one tcp "$mib" $((port++)) || ok=0
-	for k in siw swiw swiw+tx_coalesce=0; do
+	for k in siw swiw swiw+tx_coalesce=0 swiw+rx_batch=0; do
 		opt=${k#*+}
 		[ "$opt" = "$k" ] && opt=
 		if [ -n "$opt" ] &&
