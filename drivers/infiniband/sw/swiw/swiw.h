@@ -239,6 +239,8 @@ struct swiw_rx {
 	u32 rd_got;
 };
 
+struct swiw_txb;
+
 struct swiw_qp {
 	struct ib_qp ibqp;
 	struct swiw_dev *sdev;
@@ -268,6 +270,8 @@ struct swiw_qp {
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	struct work_struct tx_work;
+	struct swiw_txb *txb;		/* tx_work's FPDU batch */
+	bool tx_batch;			/* tx_work uses it in this run */
 	struct work_struct rx_work;
 	struct work_struct close_work;
 	u32 tx_msn;			/* last SEND MSN sent */

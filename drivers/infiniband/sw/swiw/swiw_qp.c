@@ -195,6 +195,7 @@ int swiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	swiw_qp_put(ibqp);
 	wait_for_completion(&qp->freed);
 	swiw_qp_unmap(qp);
+	kfree(qp->txb);
 	kvfree(qp->sq.wqe);
 	kvfree(qp->rq.wqe);
 	atomic_dec(&sdev->nr_qp);

@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Inbound: the QP's rx_work reads the stream an FPDU at a time, header,
- * payload (straight into the target buffer), pad and CRC, never more
- * than the socket has (MSG_DONTWAIT), and picks up where it stopped at
- * the next data_ready.  Every header field comes from the peer: each
- * one is checked before it is used, and any violation ends the stream.
+ * Inbound: the QP's rx_work parses the stream an FPDU at a time, header,
+ * payload (straight into the target buffer), pad and CRC, out of the
+ * skbs the socket has (tcp_read_sock(), one socket lock for all of
+ * them), and picks up where it stopped at the next data_ready.  Every
+ * header field comes from the peer: each one is checked before it is
+ * used, and any violation ends the stream.
  */
 #include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/socket.h>
+#include <net/tcp.h>
 
 #include "swiw.h"
+
+/*
+ * Off: a kernel_recvmsg() per header, payload piece and trailer, each
+ * taking the socket lock, as a peer-to-peer responder does until the
+ * RTR is in.
+ */
+static bool swiw_rx_batched = true;
+module_param_named(rx_batch, swiw_rx_batched, bool, 0644);
+MODULE_PARM_DESC(rx_batch, "parse FPDUs out of the socket's skbs under one socket lock (tcp_read_sock) instead of a recvmsg per piece (default on)");
 
 void swiw_rx_reset(struct swiw_rx *rx)
 {
@@ -19,13 +30,42 @@ void swiw_rx_reset(struct swiw_rx *rx)
 	rx->rreq_msn = 1;
 }
 
-/* Some of @len bytes, if there are any: >0, 0 at EOF, or an error. */
-static int swiw_recv(struct socket *sock, void *buf, size_t len)
+/*
+ * Where the parser's bytes come from: the socket itself (recvmsg), or
+ * an skb that tcp_read_sock() hands over, from @off on, @len of them.
+ */
+struct swiw_rx_src {
+	struct swiw_qp *qp;
+	struct socket *sock;
+	const struct sk_buff *skb;
+	u32 off;
+	u32 len;
+	int err;		/* why the parser stopped in this batch */
+};
+
+/*
+ * Some of @len bytes, if there are any: >0, 0 at EOF, or an error;
+ * -EAGAIN when the skb or the socket has no more for now.
+ */
+static int swiw_recv(struct swiw_rx_src *src, void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	u32 n;
 
-	return kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_DONTWAIT);
+	if (!src->skb)
+		return kernel_recvmsg(src->sock, &msg, &iov, 1, len,
+				      MSG_DONTWAIT);
+	if (!len)
+		return 0;
+	n = min_t(size_t, len, src->len);
+	if (!n)
+		return -EAGAIN;
+	if (skb_copy_bits(src->skb, src->off, buf, n))
+		return -EFAULT;
+	src->off += n;
+	src->len -= n;
+	return n;
 }
 
 /* Take the oldest receive for a new inbound SEND. */
@@ -314,7 +354,7 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 }
 
 /* One read of the step the stream is at: 0 when it made progress. */
-static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
+static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 {
 	struct swiw_rx *rx = &qp->rx;
 	struct swiw_mr *hold;
@@ -326,7 +366,7 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 	switch (rx->step) {
 	case SWIW_RX_HDR:
 		want = rx->have < SWIW_HDR_MIN ? SWIW_HDR_MIN : rx->hdr_len;
-		n = swiw_recv(sock, rx->hdr.raw + rx->have, want - rx->have);
+		n = swiw_recv(src, rx->hdr.raw + rx->have, want - rx->have);
 		if (n <= 0)
 			return n ? n : -ESHUTDOWN;
 		rx->have += n;
@@ -346,7 +386,7 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 				&hold);
 		if (n)
 			return n;
-		n = swiw_recv(sock, dst, room);
+		n = swiw_recv(src, dst, room);
 		if (n > 0 && qp->crc)
 			rx->crc = swiw_crc_update(rx->crc, dst, n);
 		swiw_mr_put(hold);
@@ -360,7 +400,7 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 		return 0;
 	case SWIW_RX_TRAILER:
 		want = rx->pad + SWIW_CRC_LEN;
-		n = swiw_recv(sock, rx->trailer + rx->have, want - rx->have);
+		n = swiw_recv(src, rx->trailer + rx->have, want - rx->have);
 		if (n <= 0)
 			return n ? n : -ESHUTDOWN;
 		rx->have += n;
@@ -375,7 +415,7 @@ static int swiw_rx_step(struct swiw_qp *qp, struct socket *sock)
 			if (memcmp(&crc, rx->trailer + rx->pad, SWIW_CRC_LEN))
 				return -EBADMSG;
 		}
-		return swiw_rx_done(qp, sock);
+		return swiw_rx_done(qp, src->sock);
 	}
 	return -EINVAL;
 }
@@ -410,22 +450,88 @@ u32 swiw_rx_term(int err)
 	}
 }
 
+/* tcp_read_sock()'s actor: parse what the skb has from @off on. */
+static int swiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			 unsigned int off, size_t len)
+{
+	struct swiw_rx_src *src = desc->arg.data;
+	int ret;
+
+	if (src->err)
+		return 0;
+	src->skb = skb;
+	src->off = off;
+	src->len = len;
+	do {
+		ret = swiw_rx_step(src->qp, src);
+	} while (!ret);
+	src->skb = NULL;
+	if (ret != -EAGAIN) {
+		src->err = ret;
+		desc->count = 0;
+	}
+	return len - src->len;
+}
+
+/*
+ * What the socket has, parsed straight out of its skbs under one socket
+ * lock: 0 when it made progress, else why it stopped.
+ */
+static int swiw_rx_batch(struct swiw_rx_src *src)
+{
+	read_descriptor_t desc = { .arg.data = src, .count = 1 };
+	struct sock *sk = src->sock->sk;
+	struct kvec iov;
+	struct msghdr msg = {};
+	int n;
+	u8 c;
+
+	src->err = 0;
+	lock_sock(sk);
+	n = tcp_read_sock(sk, &desc, swiw_rx_actor);
+	release_sock(sk);
+	if (src->err)
+		return src->err;
+	if (n > 0)
+		return 0;
+	/*
+	 * Nothing taken: EOF, an error, nothing more, or bytes that
+	 * tcp_read_sock() stops short of (urgent data, which recvmsg
+	 * skips) or that came meanwhile; those take one step by recvmsg.
+	 */
+	iov.iov_base = &c;
+	iov.iov_len = 1;
+	n = kernel_recvmsg(src->sock, &msg, &iov, 1, 1,
+			   MSG_DONTWAIT | MSG_PEEK);
+	if (n > 0)
+		return swiw_rx_step(src->qp, src);
+	return n ?: -ESHUTDOWN;
+}
+
 void swiw_rx_work(struct work_struct *work)
 {
 	struct swiw_qp *qp = container_of(work, struct swiw_qp, rx_work);
-	struct socket *sock;
+	struct swiw_rx_src src = { .qp = qp };
 	unsigned long flags;
 	int ret;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/* Released only after the close work cancelled this one. */
-	sock = qp->state == SWIW_QP_RTS ? qp->sock : NULL;
+	src.sock = qp->state == SWIW_QP_RTS ? qp->sock : NULL;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (!sock)
+	if (!src.sock)
 		return;
 
 	do {
-		ret = swiw_rx_step(qp, sock);
+		/*
+		 * The RTR's ESTABLISHED looks at the socket's addresses,
+		 * which takes its lock: until then a read at a time.
+		 */
+		if (unlikely(READ_ONCE(qp->rtr_wait)) ||
+		    !READ_ONCE(swiw_rx_batched))
+			ret = swiw_rx_step(qp, &src);
+		else
+			ret = swiw_rx_batch(&src);
 		cond_resched();
 	} while (!ret);
 	if (ret == -EAGAIN)

@@ -13,6 +13,16 @@
 
 #include "swiw.h"
 
+/*
+ * FPDUs stay at most one MSS long (MULPDU), but go to TCP in batches
+ * without EOR, and a burst of work corks the socket, so that TCP sends
+ * GSO-sized skbs instead of one skb per FPDU.  Off: one sendmsg with EOR
+ * per FPDU.  Read when tx_work starts a run.
+ */
+static bool swiw_tx_coalesce = true;
+module_param_named(tx_coalesce, swiw_tx_coalesce, bool, 0644);
+MODULE_PARM_DESC(tx_coalesce, "hand TCP several FPDUs per sendmsg and cork bursts, so it builds GSO skbs (default on)");
+
 /* Payload pieces per FPDU; a message with more takes more FPDUs. */
 #define SWIW_TX_IOV	16
 
@@ -84,58 +94,173 @@ static int swiw_tx_gather(struct swiw_qp *qp, const struct swiw_tx_msg *m,
 	return got;
 }
 
-/* Send payload bytes from @off, at most @max of them, in one FPDU. */
-static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
-			struct swiw_tx_msg *m, u32 off, u32 max)
+/* One FPDU's own bytes, around its payload. */
+struct swiw_tx_fpdu {
+	union swiw_hdr hdr;
+	u8 trailer[3 + SWIW_CRC_LEN];
+};
+
+/*
+ * FPDUs ready for the stream: with tx_coalesce, a message's FPDUs go to
+ * TCP a batch at a time, in one sendmsg without EOR, so that TCP fills
+ * GSO-sized skbs with them instead of sending an skb per FPDU.
+ */
+#define SWIW_TXB_IOV	256
+#define SWIW_TXB_FPDU	64
+/* About what TCP puts into one GSO skb. */
+#define SWIW_TXB_GOAL	65536
+
+struct swiw_txb {
+	struct kvec iov[SWIW_TXB_IOV];
+	struct swiw_mr *hold[SWIW_TXB_IOV];
+	struct swiw_tx_fpdu fpdu[SWIW_TXB_FPDU];
+	u32 n_iov;
+	u32 n_hold;
+	u32 hold_end;		/* the holds a gather may have set */
+	u32 n_fpdu;
+	u32 bytes;
+};
+
+/*
+ * Lay out the FPDU of payload bytes from @off, at most @max of them:
+ * header in @f, payload pieces, pad and CRC in @f's trailer, in *@niov
+ * entries of @iov.  The pieces' MRs go to @hold, for the caller to put
+ * once the bytes are sent.  Return: the payload bytes, or -EFAULT.
+ */
+static int swiw_tx_layout(struct swiw_qp *qp, const struct swiw_tx_msg *m,
+			  u32 off, u32 max, struct swiw_tx_fpdu *f,
+			  struct kvec *iov, struct swiw_mr **hold, u32 *niov,
+			  u32 *total)
 {
-	struct swiw_mr *hold[SWIW_TX_IOV] = {};
-	struct kvec iov[SWIW_TX_IOV + 2];
-	u8 trailer[3 + SWIW_CRC_LEN] = {};
-	struct msghdr msg = {
-		.msg_flags = MSG_NOSIGNAL | MSG_EOR | m->msg_flags,
-	};
-	u32 mpa_len, pad, total, len;
+	u32 mpa_len, pad, len;
 	__le32 crc_le = 0;
 	int i, n, ret;
 	u32 crc;
 
 	ret = swiw_tx_gather(qp, m, off, max, iov + 1, hold, &n);
 	if (ret < 0)
-		goto out;
+		return ret;
 	len = ret;
 	n++;
 	mpa_len = m->hdr_len - 2 + len;
 	pad = swiw_pad(mpa_len);
-	m->hdr.u.mpa_len = cpu_to_be16(mpa_len);
-	m->hdr.u.ctrl = cpu_to_be16(swiw_ctrl(m->op, off + len == m->bytes));
+	memcpy(&f->hdr, &m->hdr, m->hdr_len);
+	f->hdr.u.mpa_len = cpu_to_be16(mpa_len);
+	f->hdr.u.ctrl = cpu_to_be16(swiw_ctrl(m->op, off + len == m->bytes));
 	if (m->hdr_len == sizeof(struct swiw_hdr_tagged))
-		m->hdr.t.to = cpu_to_be64(m->to + off);
+		f->hdr.t.to = cpu_to_be64(m->to + off);
 	else
-		m->hdr.u.mo = cpu_to_be32(off);
-	iov[0].iov_base = &m->hdr;
+		f->hdr.u.mo = cpu_to_be32(off);
+	iov[0].iov_base = &f->hdr;
 	iov[0].iov_len = m->hdr_len;
+	memset(f->trailer, 0, pad);
 	if (qp->crc) {
 		crc = SWIW_CRC_INIT;
 		for (i = 0; i < n; i++)
 			crc = swiw_crc_update(crc, iov[i].iov_base,
 					      iov[i].iov_len);
-		crc = swiw_crc_update(crc, trailer, pad);
+		crc = swiw_crc_update(crc, f->trailer, pad);
 		crc_le = swiw_crc_final(crc);
 	}
 	/* Without CRC the field is zero. */
-	memcpy(trailer + pad, &crc_le, SWIW_CRC_LEN);
-	iov[n].iov_base = trailer;
+	memcpy(f->trailer + pad, &crc_le, SWIW_CRC_LEN);
+	iov[n].iov_base = f->trailer;
 	iov[n++].iov_len = pad + SWIW_CRC_LEN;
+	*niov = n;
+	*total = 2 + mpa_len + pad + SWIW_CRC_LEN;
+	return len;
+}
 
-	total = 2 + mpa_len + pad + SWIW_CRC_LEN;
-	ret = kernel_sendmsg(sock, &msg, iov, n, total);
-	if (ret >= 0)
-		ret = ret == total ? len : -EPIPE;
-out:
+/* Send payload bytes from @off, at most @max of them, in one FPDU. */
+static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
+			struct swiw_tx_msg *m, u32 off, u32 max)
+{
+	struct swiw_mr *hold[SWIW_TX_IOV] = {};
+	struct kvec iov[SWIW_TX_IOV + 2];
+	struct swiw_tx_fpdu f;
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | MSG_EOR | m->msg_flags,
+	};
+	u32 n, total;
+	int i, ret;
+
+	ret = swiw_tx_layout(qp, m, off, max, &f, iov, hold, &n, &total);
+	if (ret >= 0) {
+		int len = ret;
+
+		ret = kernel_sendmsg(sock, &msg, iov, n, total);
+		if (ret >= 0)
+			ret = ret == total ? len : -EPIPE;
+	}
 	/* The bytes are in the socket's buffers now. */
 	for (i = 0; i < SWIW_TX_IOV; i++)
 		swiw_mr_put(hold[i]);
 	return ret;
+}
+
+/* Hand the batch to TCP; MSG_MORE when more FPDUs follow at once. */
+static int swiw_txb_flush(struct socket *sock, struct swiw_txb *b, int more)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | more };
+	int ret = 0;
+	u32 i;
+
+	if (b->n_iov) {
+		ret = kernel_sendmsg(sock, &msg, b->iov, b->n_iov, b->bytes);
+		if (ret >= 0)
+			ret = ret == b->bytes ? 0 : -EPIPE;
+	}
+	for (i = 0; i < b->hold_end; i++) {
+		swiw_mr_put(b->hold[i]);
+		b->hold[i] = NULL;
+	}
+	b->n_iov = 0;
+	b->n_hold = 0;
+	b->hold_end = 0;
+	b->n_fpdu = 0;
+	b->bytes = 0;
+	return ret;
+}
+
+/* Whether the batch has no room for one more FPDU of up to @fpdu bytes. */
+static bool swiw_txb_full(const struct swiw_txb *b, u32 fpdu)
+{
+	return b->n_fpdu == SWIW_TXB_FPDU ||
+	       b->n_iov + SWIW_TX_IOV + 2 > SWIW_TXB_IOV ||
+	       (b->n_fpdu && b->bytes + fpdu > SWIW_TXB_GOAL);
+}
+
+/* The message's FPDUs, a batch per sendmsg. */
+static int swiw_tx_batched(struct swiw_qp *qp, struct socket *sock,
+			   struct swiw_txb *b, struct swiw_tx_msg *m,
+			   u32 max_pay)
+{
+	u32 off = 0, n, total;
+	int ret, err;
+
+	do {
+		if (swiw_txb_full(b, max_pay + m->hdr_len + 8)) {
+			ret = swiw_txb_flush(sock, b, MSG_MORE);
+			if (ret)
+				return ret;
+		}
+		b->hold_end = b->n_hold + SWIW_TX_IOV;
+		ret = swiw_tx_layout(qp, m, off, min(m->bytes - off, max_pay),
+				     &b->fpdu[b->n_fpdu], b->iov + b->n_iov,
+				     b->hold + b->n_hold, &n, &total);
+		if (ret < 0) {
+			/* What went before this FPDU goes out, as it would. */
+			err = swiw_txb_flush(sock, b, 0);
+			return err ?: ret;
+		}
+		b->n_iov += n;
+		b->n_hold += n - 2;
+		b->n_fpdu++;
+		b->bytes += total;
+		off += ret;
+	} while (off < m->bytes);
+	/* The socket is corked while more work follows (swiw_tx_work()). */
+	return swiw_txb_flush(sock, b, 0);
 }
 
 static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
@@ -145,6 +270,8 @@ static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
 	int ret;
 
 	max_pay = swiw_fpdu_max(sock) - m->hdr_len - SWIW_CRC_LEN;
+	if (qp->tx_batch)
+		return swiw_tx_batched(qp, sock, qp->txb, m, max_pay);
 	do {
 		ret = swiw_tx_fpdu(qp, sock, m, off,
 				   min(m->bytes - off, max_pay));
@@ -310,16 +437,39 @@ static int swiw_tx_sq(struct swiw_qp *qp, struct socket *sock, u32 pos,
 	return ret;
 }
 
+/*
+ * With tx_coalesce, a burst of work corks the socket: the tail of one
+ * message waits in TCP for the next one's FPDUs to fill its segment, and
+ * going idle pushes whatever is left.
+ */
+static void swiw_tx_cork(struct sock **corked, struct socket *sock, bool on)
+{
+	if (on && !*corked && sock) {
+		*corked = sock->sk;
+		tcp_sock_set_cork(*corked, true);
+	} else if (!on && *corked) {
+		tcp_sock_set_cork(*corked, false);
+		*corked = NULL;
+	}
+}
+
 void swiw_tx_work(struct work_struct *work)
 {
 	struct swiw_qp *qp = container_of(work, struct swiw_qp, tx_work);
+	bool rtr, resp, more, coalesce = READ_ONCE(swiw_tx_coalesce);
+	struct sock *corked = NULL;
 	struct socket *sock;
-	struct swiw_rreq rr;
+	struct swiw_rreq rr = {};
 	struct swiw_wqe *w, wqe;
 	unsigned long flags;
-	bool rtr, resp;
 	u32 pos;
 	int ret;
+
+	/* Without it, or without memory for it, an FPDU per sendmsg. */
+	if (coalesce && !qp->txb)
+		qp->txb = kzalloc(sizeof(*qp->txb), GFP_KERNEL);
+	coalesce = coalesce && qp->txb;
+	qp->tx_batch = coalesce;
 
 	for (;;) {
 		spin_lock_irqsave(&qp->lock, flags);
@@ -356,7 +506,12 @@ void swiw_tx_work(struct work_struct *work)
 			wqe = *w;
 		}
 		qp->tx_busy = true;
+		more = qp->sq.next != qp->sq.head ||
+		       qp->irq_head - qp->irq_tail > (resp ? 1 : 0);
 		spin_unlock_irqrestore(&qp->lock, flags);
+
+		if (coalesce && more)
+			swiw_tx_cork(&corked, sock, true);
 
 		if (rtr)
 			ret = swiw_tx_rtr(qp, sock);
@@ -374,6 +529,7 @@ void swiw_tx_work(struct work_struct *work)
 			break;
 		cond_resched();
 	}
+	swiw_tx_cork(&corked, NULL, false);
 	ibdev_dbg(&qp->sdev->ibdev, "QP %u: send error %d\n",
 		  qp->ibqp.qp_num, ret);
 	swiw_qp_fail(qp);
@@ -381,4 +537,5 @@ void swiw_tx_work(struct work_struct *work)
 
 idle:
 	spin_unlock_irqrestore(&qp->lock, flags);
+	swiw_tx_cork(&corked, NULL, false);
 }

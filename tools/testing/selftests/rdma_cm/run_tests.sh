@@ -68,7 +68,7 @@ ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   ephemeral_port listen_again copy_first event_cap event_memcg
 	   qp_owner cmtime rdma_server_client riostream veth netns ipv6
 	   ipv6_ll pyverbs iwpm ucma_fuzz ucma_fuzz_removal kclient swiw
-	   swiw_ring_fuzz trace nfs_rdma removal removal_early_cm)
+	   swiw_ring_fuzz swiw_rate trace nfs_rdma removal removal_early_cm)
 
 mode=run
 FILTER=

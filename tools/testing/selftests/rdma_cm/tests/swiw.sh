@@ -313,3 +313,120 @@ test_swiw_nvmeof() {
 		trap 'stop_all; swiw_teardown' EXIT
 	fi
 }
+
+# A checked one-way stream over a veth pair (vA 10.0.4.1, vB 10.0.4.2 in
+# ns1): plain TCP, then rsockets on siw, on swiw, and on swiw with each
+# of its data-path options off (where swiw.ko has it), swiw_pump.c
+# sending RDMACM_RATE_MIB (default 16) MiB of a pattern that the
+# receiver checks byte by byte, and rstream on each device.  Pass: every
+# stream arrives whole and unchanged.  The rate, veth packets and TCP
+# segments per MiB are printed as information only: speed is make
+# bench's business.
+test_swiw_rate() {
+	local mib=${RDMACM_RATE_MIB:-16} k n opt port=7700 ok=1
+
+	swiw_usable || return
+	tool_build swiw_pump swiw_pump.c "$T_DIR" -lrdmacm || return 1
+	if ! { run rate-ip 30 ip netns add ns1 &&
+		run rate-ip 30 ip link add vA type veth peer name vB netns ns1 &&
+		run rate-ip 30 ip netns exec ns1 ip link set lo up &&
+		run rate-ip 30 ip addr add 10.0.4.1/24 dev vA &&
+		run rate-ip 30 ip link set vA up &&
+		run rate-ip 30 ip netns exec ns1 ip addr add 10.0.4.2/24 dev vB &&
+		run rate-ip 30 ip netns exec ns1 ip link set vB up; }; then
+		fail "cannot set up the veth pair"
+		swiw_rate_down
+		return 1
+	fi
+	swiw_rate_one tcp "$mib" $((port++)) || ok=0
+	for k in siw swiw swiw+tx_coalesce=0 swiw+rx_batch=0; do
+		opt=${k#*+}
+		[ "$opt" = "$k" ] && opt=
+		if [ -n "$opt" ] &&
+		   ! modinfo -p "$OURS_DIR/swiw.ko" | grep -q "^${opt%%=*}:"; then
+			info "swiw.ko has no ${opt%%=*}"
+			continue
+		fi
+		n=${k//[+=]/_}
+		swiw_rate_link "${k%%+*}" "$opt" || { ok=0; break; }
+		swiw_rate_one "$n" "$mib" $((port++)) -r || ok=0
+		bg "$n-rstream-srv" 300 ip netns exec ns1 rstream -b 10.0.4.2 \
+			-p $((port)) -S 1048576 -C 8
+		wait_ready "$n-rstream-srv"
+		run "$n-rstream" 300 rstream -b 10.0.4.1 -s 10.0.4.2 \
+			-p $((port++)) -S 1048576 -C 8
+		wait_bg "$n-rstream-srv" 60
+		expect_rc "$n-rstream" 0
+		info "$n rstream: $(tail -n 1 "$n-rstream.out")"
+		swiw_rate_unlink "${k%%+*}"
+	done
+	swiw_rate_down
+	[ $ok = 1 ] && ! failed
+}
+
+swiw_rate_down() {
+	ip link del vA > /dev/null 2>&1
+	ip netns del ns1 > /dev/null 2>&1
+	mod_present swiw && rmmod swiw
+}
+
+# siwA/siwB or swiwA/swiwB on the pair; swiw.ko loaded with OPTION
+# (name=value) if one is given.
+swiw_rate_link() { # KIND [OPTION]
+	local k=$1 deadline
+
+	if [ "$k" = swiw ]; then
+		run rate-insmod 60 insmod "$OURS_DIR/swiw.ko" user_verbs=1 ${2:+"$2"}
+		expect_rc rate-insmod 0
+	fi
+	run rate-link 60 rdma link add "${k}A" type "$k" netdev vA &&
+		run rate-link 60 ip netns exec ns1 rdma link add "${k}B" type "$k" netdev vB
+	expect_rc rate-link 0
+	deadline=$((SECONDS + $(tmo 30)))
+	until rdma link show "${k}B/1" 2> /dev/null | grep -q 'state ACTIVE'; do
+		[ "$SECONDS" -ge "$deadline" ] && { fail "${k}B not ACTIVE"; break; }
+		nap 0.5
+	done
+	! failed
+}
+
+swiw_rate_unlink() { # KIND
+	local k=$1
+
+	rdma link delete "${k}A" > /dev/null 2>&1
+	rdma link delete "${k}B" > /dev/null 2>&1
+	if [ "$k" = swiw ]; then
+		run rate-rmmod 60 rmmod swiw || fail "rmmod swiw"
+	fi
+}
+
+swiw_rate_segs() { # init netns's TCP OutSegs
+	awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snmp
+}
+
+swiw_rate_one() { # KIND MiB PORT [-r]
+	local k=$1 mib=$2 port=$3 rs=${4:-} deadline p0 s0 p1 s1
+
+	bg "$k-pump-srv" 600 ip netns exec ns1 "$T_DIR/swiw_pump" ${rs:+"$rs"} \
+		-l 10.0.4.2 -p "$port" -m "$mib"
+	deadline=$((SECONDS + $(tmo 30)))
+	until grep -q '^listening$' "$k-pump-srv.out" 2> /dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[$k-pump-srv]}"; then
+			fail "$k: swiw_pump server never listened"
+			return 1
+		fi
+		nap 0.2
+	done
+	p0=$(cat /sys/class/net/vA/statistics/tx_packets)
+	s0=$(swiw_rate_segs)
+	run "$k-pump" 600 "$T_DIR/swiw_pump" ${rs:+"$rs"} -b 10.0.4.1 -s 10.0.4.2 \
+		-p "$port" -m "$mib"
+	p1=$(cat /sys/class/net/vA/statistics/tx_packets)
+	s1=$(swiw_rate_segs)
+	wait_bg "$k-pump-srv" 60
+	expect_rc "$k-pump" 0
+	expect_rc "$k-pump-srv" 0
+	expect_out "$k-pump-srv" "^ok $((mib << 20)) bytes" "$k: the stream did not arrive unchanged"
+	info "$k: $(sed -n 's/^ok //p' "$k-pump-srv.out"), vA tx packets/MiB $(((p1 - p0) / mib)), TcpOutSegs/MiB $(((s1 - s0) / mib))"
+	! failed
+}
