@@ -426,7 +426,9 @@ swiw_rate_one() { # KIND MiB PORT [-r]
 	wait_bg "$k-pump-srv" 60
 	expect_rc "$k-pump" 0
 	expect_rc "$k-pump-srv" 0
-	expect_out "$k-pump-srv" "^ok $((mib << 20)) bytes" "$k: the stream did not arrive unchanged"
-	info "$k: $(sed -n 's/^ok //p' "$k-pump-srv.out"), vA tx packets/MiB $(((p1 - p0) / mib)), TcpOutSegs/MiB $(((s1 - s0) / mib))"
+	expect_out "$k-pump-srv" "^ok $((mib << 20)) bytes" \
+		"$k: the stream did not arrive unchanged"
+	info "$k: $(sed -n 's/^ok //p' "$k-pump-srv.out")," \
+		"vA tx packets/MiB $(((p1 - p0) / mib)), TcpOutSegs/MiB $(((s1 - s0) / mib))"
 	! failed
 }
