@@ -46,6 +46,20 @@ ours_for_selftests=${OURS-$(grep -v '^#' "$sel/ours.list" | xargs)}
 
 mkdir -p "$out"
 
+# rdma_cm_kclient (tests/kclient.sh) built in DIR against the kernel build
+# KOBJ and copied to DEST; its CRCs must be those of the rdma_cm it meets.
+kclient_build() { # KOBJ DIR DEST WHAT
+	local log=$2.log
+
+	rm -rf "$2"
+	cp -r "$sel/kclient" "$2"
+	if make -C "$1" M="$2" W=1 modules > "$log" 2>&1; then
+		cp "$2/rdma_cm_kclient.ko" "$3/"
+	else
+		result fail "rdma_cm_kclient builds against $4" "$log"
+	fi
+}
+
 # --- host: packages, build, static checks --------------------------------
 phase_start deps
 "$sel/qemu/install-deps.sh" || { result fail "install Debian packages"; finish; }
@@ -107,15 +121,7 @@ rm -rf "$oursdir"
 mkdir -p "$oursdir"
 find "$gb" -name '*.ko' -exec cp -t "$oursdir" {} +
 # The kernel API selftest client (tests/kclient.sh), next to our modules.
-kc=$out/kclient-build
-rm -rf "$kc"
-cp -r "$sel/kclient" "$kc"
-log=$out/kclient-build.log
-if make -C "$kdir/obj" M="$kc" W=1 modules > "$log" 2>&1; then
-	cp "$kc/rdma_cm_kclient.ko" "$oursdir/"
-else
-	result fail "rdma_cm_kclient builds against the test kernel" "$log"
-fi
+kclient_build "$kdir/obj" "$out/kclient-build" "$oursdir" "the test kernel"
 log=$out/guest-symvers.log
 if "$sel/symvers-check.sh" "$gb/Module.symvers" "$kdir/obj/Module.symvers" > "$log" 2>&1; then
 	result ok "export CRCs equal the test kernel's stock modules"
@@ -367,7 +373,7 @@ if [ -n "$series_pid" ]; then
 		phase_start in-tree-guest
 		sobj=$out/series-check/obj
 		it=$out/in-tree-ours
-		rm -rf "$it" "$out/in-tree-kclient"
+		rm -rf "$it"
 		mkdir -p "$it"
 		for m in $(cat "$sobj/drivers/infiniband/core/modules.order" \
 			   "$sobj/drivers/infiniband/sw/swiw/modules.order"); do
@@ -375,13 +381,7 @@ if [ -n "$series_pid" ]; then
 			iw_cm*|rdma_cm*|rdma_ucm*|swiw*) cp "$sobj/$m" "$it/" ;;
 			esac
 		done
-		cp -r "$sel/kclient" "$out/in-tree-kclient"
-		log=$out/in-tree-kclient.log
-		if make -C "$sobj" M="$out/in-tree-kclient" W=1 modules > "$log" 2>&1; then
-			cp "$out/in-tree-kclient/rdma_cm_kclient.ko" "$it/"
-		else
-			result fail "in-tree: rdma_cm_kclient builds against the patched tree" "$log"
-		fi
+		kclient_build "$sobj" "$out/in-tree-kclient" "$it" "the patched tree"
 		"$sel/qemu/run-vm.sh" "${accel[@]}" -k "$kdir" -o "$out/in-tree-guest" \
 			-j guest_check.sh -a "stock=0,tests=kunit+rping+ucmatose+rxe.kclient" \
 			-m "${ours_for_selftests// /,}" -d "$it" -t 1200 > /dev/null 2>&1
