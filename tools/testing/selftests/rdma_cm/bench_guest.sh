@@ -36,6 +36,22 @@
 #   hp_rstream_mbps    rstream (rsockets: on iWARP an RDMA WRITE of the
 #                      data and an inline SEND per message) of
 #                      RSTREAM_COUNT transfers of 1 MiB
+#   hp_pump_mbps       swiw_pump.c over rsockets: PUMP_MIB MiB that the
+#                      receiver checks byte by byte, its rate in Mb/s
+#   hp_ib_write_bw_MBps, hp_ib_read_bw_MBps, hp_ib_send_bw_MBps
+#                      perftest over the RDMA CM (-R): PERFTEST_ITERS
+#                      messages of PERFTEST_SIZE bytes, the client's
+#                      "BW average[MB/sec]" (up to PERFTEST_TRIES runs
+#                      when perftest's clock sample fails, see
+#                      bench_hp_perftest)
+#   hp_ib_write_lat_us perftest's ib_write_lat -R: LAT_ITERS RDMA WRITEs
+#                      of 64 bytes, ping-pong, the typical latency
+#
+# and plain TCP on the same pair, the limit of any iWARP there, measured
+# in swiw's turn just before its stream (TCP in the "stock" column of
+# the row, swiw's hp_pump_mbps in the "ours" column, the ratio swiw/TCP):
+#
+#   hp_tcp_mbps        swiw_pump.c over TCP sockets, as hp_pump_mbps
 #
 # (HOSTPATH=0 leaves these out; so does a run without our modules.)
 #
@@ -69,14 +85,18 @@ set -u
 . "$(dirname "$0")/bench_table.sh"
 
 CMTIME_CONNS=1000 CMTIME_PER=25 CMTIME_PER_RXE=100 CMTIME_PAR=4
-RSTREAM_COUNT=200 HOSTPATH=1
+RSTREAM_COUNT=200 HOSTPATH=1 PUMP_MIB=64
+# A round of a perftest figure stays a few seconds on the debug kernel,
+# where siw moves 2-4 MB/s.
+PERFTEST_SIZE=65536 PERFTEST_ITERS=300 LAT_ITERS=1000 PERFTEST_TRIES=5
 TRANSPORTS="rxe siw"
 STORM_CLIENTS=10 STORM_CONNS=3
 UCMA_PAIRS=20000 UCMA_EVENTS=2000
 ROUNDS=1 WAKEUP_PREEMPT=1 START_DEBIT=1
 perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
 	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS RSTREAM_COUNT
-	   HOSTPATH WAKEUP_PREEMPT START_DEBIT" "$@"
+	   HOSTPATH WAKEUP_PREEMPT START_DEBIT PUMP_MIB PERFTEST_SIZE
+	   PERFTEST_ITERS LAT_ITERS PERFTEST_TRIES" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
 [ "$TRANSPORTS" = none ] && TRANSPORTS=	# the host path only
 
@@ -90,10 +110,14 @@ fi
 sched=()
 [ "$WAKEUP_PREEMPT" = 0 ] && sched+=(WAKEUP_PREEMPTION)
 [ "$START_DEBIT" = 0 ] && sched+=(START_DEBIT)
+# The host path's cases of each provider between its up and down; in
+# swiw's turn TCP comes just before swiw's own stream.
+HP_CASES="cmtime rstream pump ib_write_bw ib_read_bw ib_send_bw ib_write_lat"
+nhp=$(echo "$HP_CASES" | wc -w)
 perf_start "$PERF_RESULTS/work-bench" \
 	$((1 + (${#sched[@]} > 0) +
 	   ROUNDS * 2 * (3 * ntransports + 2) +
-	   HOSTPATH * (2 + ROUNDS * 2 * 4)))
+	   HOSTPATH * (2 + ROUNDS * (2 * (nhp + 2) + 1))))
 RESULTS=$WORK/results.txt
 : > "$RESULTS"
 
@@ -210,6 +234,100 @@ bench_hp_rstream() { # ORIGIN
 		client.out >> "$RESULTS"
 }
 
+# swiw_pump.c from vA to vB: over rsockets with -r, else over TCP.
+# Records the receiver's rate (from its first byte to its last, every
+# byte checked) in Mb/s as FIGURE.
+hp_pump() { # FIGURE ORIGIN PORT [-r]
+	local deadline v
+
+	bg pump-srv 300 ip netns exec ns1 "$BIN/swiw_pump" ${4:+"$4"} \
+		-l 10.0.4.2 -p "$3" -m "$PUMP_MIB"
+	deadline=$((SECONDS + $(tmo 30)))
+	until grep -q '^listening$' pump-srv.out 2> /dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[pump-srv]}"; then
+			fail "swiw_pump's server never listened"
+			return 1
+		fi
+		nap 0.2
+	done
+	run pump 300 "$BIN/swiw_pump" ${4:+"$4"} -b 10.0.4.1 -s 10.0.4.2 \
+		-p "$3" -m "$PUMP_MIB"
+	wait_bg pump-srv 60
+	expect_rc pump 0
+	expect_rc pump-srv 0
+	expect_out pump-srv "^ok $((PUMP_MIB << 20)) bytes" \
+		"the stream did not arrive unchanged"
+	failed && return 1
+	v=$(awk '$1 == "ok" && $5 == "MB/s" { printf "%.1f", $4 * 8 }' pump-srv.out)
+	[ -n "$v" ] || { fail "no rate in swiw_pump's report"; return 1; }
+	record "$1" "$2" "$v"
+	HP_RATE=$v
+}
+
+bench_hp_tcp() { # ORIGIN
+	hp_pump hp_tcp_mbps stock 7620
+}
+
+# Over rsockets; swiw's figure is also the "ours" side of hp_tcp_mbps.
+bench_hp_pump() { # ORIGIN KIND
+	hp_pump hp_pump_mbps "$1" 7621 -r || return
+	[ "$2" = swiw ] && record hp_tcp_mbps ours "$HP_RATE"
+}
+
+# perftest's TEST over the RDMA CM (-R): its server in ns1 on KIND's
+# device of vB, its client on vA's to vB's address.  Bandwidth tests
+# record the client's "BW average[MB/sec]", ib_write_lat its
+# "t_typical[usec]"; a report without a positive figure fails.
+#
+# perftest turns TSC cycles into time with a frequency it samples when
+# it reports, and gives up on a sample whose fit to the clock is poor
+# ("Correlation coefficient r^2: ... < 0.9", then 0 MB/s): in a busy
+# TCG guest that happens to a run now and then.  Such a run is repeated
+# (PERFTEST_TRIES in all, on another port each time); any other failure
+# stands.
+bench_hp_perftest() { # ORIGIN KIND TEST PORT
+	local t=$3 size=$PERFTEST_SIZE n=$PERFTEST_ITERS col=4 f v i port
+
+	f=hp_${t}_MBps
+	case $t in
+	*_lat) size=64 n=$LAT_ITERS col=5 f=hp_${t}_us ;;
+	esac
+	command -v "$t" > /dev/null || { fail "no $t in the guest (perftest)"; return; }
+	for ((i = 1; i <= PERFTEST_TRIES; i++)); do
+		port=$(($4 + (i - 1) * 20))
+		bg "server$i" 300 ip netns exec ns1 "$t" -R -F -d "${2}B" -p "$port" \
+			-s "$size" -n "$n"
+		wait_ready "server$i"
+		run "client$i" 300 "$t" -R -F -d "${2}A" -p "$port" -s "$size" \
+			-n "$n" 10.0.4.2
+		wait_bg "server$i" 60
+		expect_rc "client$i" 0
+		expect_rc "server$i" 0
+		failed && return
+		v=$(awk -v s="$size" -v c="$col" '$1 == s && NF > c { print $c; exit }' \
+			"client$i.out")
+		[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $v =~ [1-9] ]] && break
+		grep -q '^Correlation coefficient' "client$i.out" || break
+		info "$t: perftest's clock sample failed its fit (run $i): ${v:-no figure}"
+	done
+	if ! [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! [[ $v =~ [1-9] ]]; then
+		fail "$t: no positive figure in its report (${v:-none})"
+		return
+	fi
+	record "$f" "$1" "$v"
+}
+
+# Case N of the host path (HP_CASES, or tcp) on KIND for ORIGIN.
+hp_case() { # N ORIGIN KIND
+	case $1 in
+	ib_write_bw) bench_hp_perftest "$2" "$3" "$1" 7610 ;;
+	ib_read_bw) bench_hp_perftest "$2" "$3" "$1" 7611 ;;
+	ib_send_bw) bench_hp_perftest "$2" "$3" "$1" 7612 ;;
+	ib_write_lat) bench_hp_perftest "$2" "$3" "$1" 7613 ;;
+	*) "bench_hp_$1" "$2" "$3" ;;
+	esac
+}
+
 # Turn the scheduler features NAME... off (NO_NAME in sched/features).
 sched_off() { # NAME...
 	local f=/sys/kernel/debug/sched/features n
@@ -231,7 +349,10 @@ if [ ${#sched[@]} -gt 0 ] && ! run_case sched sched_off "${sched[@]}"; then
 	ktap_totals
 	exit 1
 fi
-run_case build build_tools ucma_bench
+tools=ucma_bench
+[ "$HOSTPATH" = 1 ] && tools+=" swiw_pump"
+# shellcheck disable=SC2086	# one name per word
+run_case build build_tools $tools
 for ((r = 1; r <= ROUNDS; r++)); do
 	order="stock ours"
 	[ $((r % 2)) = 0 ] && order="ours stock"
@@ -261,14 +382,16 @@ if [ "$HOSTPATH" = 1 ]; then
 		order="siw swiw"
 		[ $((r % 2)) = 0 ] && order="swiw siw"
 		for k in $order; do
-			o=stock
-			[ "$k" = swiw ] && o=ours
+			o=stock cases=$HP_CASES
+			[ "$k" = swiw ] && o=ours cases=${HP_CASES/pump/tcp pump}
 			if run_case "r$r.hp.$k.up" hp_up "$k"; then
-				run_case "r$r.hp.$k.cmtime" bench_hp_cmtime "$o"
-				run_case "r$r.hp.$k.rstream" bench_hp_rstream "$o"
+				for n in $cases; do
+					run_case "r$r.hp.$k.$n" hp_case "$n" "$o" "$k"
+				done
 			else
-				case_not_run "r$r.hp.$k.cmtime" "r$r.hp.$k.up failed"
-				case_not_run "r$r.hp.$k.rstream" "r$r.hp.$k.up failed"
+				for n in $cases; do
+					case_not_run "r$r.hp.$k.$n" "r$r.hp.$k.up failed"
+				done
 			fi
 			run_case "r$r.hp.$k.down" hp_down "$k"
 		done

@@ -7,7 +7,8 @@
 # it prints the table of a results file, which is how perf.sh still
 # shows the finished rounds of a guest that ran out of time.
 #
-# usage: bench_table.sh RESULTS (STORM_CLIENTS, STORM_CONNS as the job's)
+# usage: bench_table.sh RESULTS (STORM_CLIENTS, STORM_CONNS, PERFTEST_SIZE
+#        as the job's)
 
 median() { # VALUE... (printed with ${FMT:-%.1f})
 	[ $# -gt 0 ] || return 0
@@ -26,6 +27,14 @@ title() { # FIGURE
 	bind_batch_ns) echo "BIND batch (ephemeral port) ns" ;;
 	route_batch_ns) echo "RESOLVE_ROUTE batch+GET_EVENT ns" ;;
 	hp_rstream_mbps) echo "siw/swiw rstream 1 MiB Mb/s (higher: better)" ;;
+	hp_pump_mbps) echo "siw/swiw swiw_pump Mb/s" ;;
+	hp_tcp_mbps) echo "TCP/swiw swiw_pump Mb/s" ;;
+	hp_ib_*_MBps)
+		f=${f#hp_}
+		echo "siw/swiw ${f%_MBps} $((${PERFTEST_SIZE:-65536} / 1024)) KiB MB/s" ;;
+	hp_ib_*_us)
+		f=${f#hp_}
+		echo "siw/swiw ${f%_us} 64 B typical us" ;;
 	hp_*)
 		f=${f#hp_cmtime_}
 		echo "siw/swiw cmtime ${f%_us} us/conn" | tr _ ' ' ;;
@@ -63,25 +72,38 @@ median_ci() { # RATIO...
 # What the interval LO..HI of ours/stock says of FIGURE: for times
 # (lower is better) "<=" when even its upper end is at most 1, ">" when
 # even its lower end is above 1, "~" (not resolved) otherwise; rates
-# (_mbps, higher is better) the other way round.
+# (_mbps, _MBps: higher is better) the other way round.  None for swiw
+# against TCP, its limit rather than a rival.
 verdict() { # FIGURE LO..HI
-	local lo=${2%..*} hi=${2#*..}
+	local lo=${2%..*} hi=${2#*..} rate=0
 
 	[ "$2" = - ] && { echo -; return; }
-	awk -v lo="$lo" -v hi="$hi" -v rate="${1%_mbps}" -v f="$1" 'BEGIN {
-		if (rate != f) { t = lo; lo = 1 / hi; hi = 1 / t }
+	case $1 in
+	hp_tcp_*) echo -; return ;;
+	*_mbps|*_MBps) rate=1 ;;
+	esac
+	awk -v lo="$lo" -v hi="$hi" -v rate="$rate" 'BEGIN {
+		if (rate) { t = lo; lo = 1 / hi; hi = 1 / t }
 		print (hi <= 1 ? "<=" : (lo > 1 ? ">" : "~"))
 	}'
 }
 
 table() {
-	local f o s x rr m ci
+	local f o s x rr m ci fmt figs
 	printf '%-40s %10s %10s %8s %8s %13s %13s %s\n' figure stock ours ratio \
 		'rd med' 'rd min..max' '95% CI' verdict
-	awk '!seen[$1]++ { print $1 }' "$RESULTS" | while read -r f; do
+	# In order of first appearance, swiw against TCP last.
+	figs=$(awk '!seen[$1]++ { print $1 }' "$RESULTS" |
+		awk '/^hp_tcp_/ { t[++n] = $0; next } 1
+			END { for (i = 1; i <= n; i++) print t[i] }')
+	for f in $figs; do
+		# siw moves well under 1 MB/s of perftest's messages on a
+		# debug kernel: the ratio wants more than one decimal there.
+		fmt=%.1f
+		[[ $f == *_MBps ]] && fmt=%.2f
 		for o in stock ours; do
 			# shellcheck disable=SC2046	# one value per word
-			x=$(median $(awk -v f="$f" -v o="$o" '$1 == f && $2 == o { print $3 }' "$RESULTS"))
+			x=$(FMT=$fmt median $(awk -v f="$f" -v o="$o" '$1 == f && $2 == o { print $3 }' "$RESULTS"))
 			[ "$o" = stock ] && s=$x
 		done
 		rr=$(round_ratios "$f" | sort -g | xargs)

@@ -51,7 +51,8 @@ build_tools() { # NAME...
 	local n
 	command -v gcc > /dev/null || { fail "no gcc in the guest"; return 1; }
 	for n in "$@"; do
-		run "gcc-$n" 120 gcc -O2 -Wall -pthread -o "$BIN/$n" "$SELFTEST_DIR/$n.c" ||
+		# -lrdmacm for swiw_pump's rsockets (linked as needed)
+		run "gcc-$n" 120 gcc -O2 -Wall -pthread -o "$BIN/$n" "$SELFTEST_DIR/$n.c" -lrdmacm ||
 			fail "cannot build $n: $(rc_text "gcc-$n")"
 	done
 	failed && return 1

@@ -20,6 +20,8 @@ pkgs=(
 	iproute2 rdma-core rdmacm-utils ibverbs-utils ibverbs-providers
 	python3 python3-pyverbs librdmacm-dev nfs-kernel-server nfs-common rpcbind nvme-cli
 	open-iscsi
+	# make bench's RDMA data-path figures
+	perftest
 )
 
 missing=()

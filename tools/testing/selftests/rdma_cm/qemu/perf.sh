@@ -160,6 +160,7 @@ if [ "$mode" = bench ]; then
 			echo "=== partial: the rounds the guest finished"
 			STORM_CLIENTS=${BENCH_STORM_CLIENTS:-10} \
 			STORM_CONNS=${BENCH_STORM_CONNS:-3} \
+			PERFTEST_SIZE=${BENCH_PERFTEST_SIZE:-65536} \
 				"$sel/bench_table.sh" "$g/work-bench/results.txt"
 		fi
 	fi
