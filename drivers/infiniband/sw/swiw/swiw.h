@@ -34,6 +34,8 @@
 #define SWIW_MAX_RD_ATOM	32
 #define SWIW_MAX_INLINE		SIW_MAX_INLINE
 #define SWIW_MAX_FRMR_PAGES	256
+#define SWIW_MAX_SRQ		8192
+#define SWIW_MAX_SRQ_WR		SWIW_MAX_QP_WR
 
 /* Per-device counters: `rdma statistic show link DEV/1`. */
 enum swiw_counter {
@@ -57,6 +59,7 @@ struct swiw_dev {
 	atomic_t nr_cq;
 	atomic_t nr_pd;
 	atomic_t nr_mr;
+	atomic_t nr_srq;
 	atomic64_t counter[SWIW_CNT_MAX];
 };
 
@@ -239,6 +242,23 @@ struct swiw_rx {
 	u32 rd_got;
 };
 
+/* A shared receive queue: the receives of every QP created with it. */
+struct swiw_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;		/* rq, limit: any of its QPs' rx works */
+	struct swiw_ring rq;
+	u32 max_sge;
+	u32 limit;			/* armed while non-zero */
+	/* A user SRQ: the ring libsiw posts to, slot for slot with rq. */
+	struct siw_rqe *urq;
+	struct rdma_user_mmap_entry *urq_map;
+};
+
+static inline struct swiw_srq *to_swiw_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct swiw_srq, ibsrq);
+}
+
 struct swiw_txb;
 
 struct swiw_qp {
@@ -257,7 +277,8 @@ struct swiw_qp {
 	u32 term;			/* the TERMINATE to send, or 0 */
 	int access;			/* as set; reported, not enforced */
 	struct swiw_ring sq;
-	struct swiw_ring rq;
+	struct swiw_ring rq;		/* none (size 0) with an SRQ */
+	struct swiw_srq *srq;
 	u32 orq_count;			/* our READs the peer has to answer */
 	struct swiw_rreq irq[SWIW_MAX_RD_ATOM];	/* the peer's READs */
 	u32 irq_head;
@@ -364,6 +385,19 @@ void swiw_rtr_in(struct swiw_qp *qp, struct socket *sock);
 bool swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 		   enum ib_wc_status status, u32 len, bool solicited, u32 inval);
 void swiw_sq_done(struct swiw_qp *qp, u32 pos, enum ib_wc_status status);
+int swiw_recv_wqe(const struct ib_recv_wr *wr, u32 max_sge,
+		  struct swiw_wqe *wqe);
+
+/* swiw_srq.c */
+int swiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata);
+int swiw_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int swiw_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int swiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int swiw_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad);
+int swiw_srq_take(struct swiw_srq *srq, struct swiw_wqe *wqe);
 
 /* swiw_uverbs.c */
 int swiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
@@ -379,6 +413,8 @@ bool swiw_ucq_add(struct swiw_cq *cq, const struct ib_wc *wc,
 void swiw_usq_fetch(struct swiw_qp *qp);
 void swiw_urq_fetch(struct swiw_qp *qp);
 void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos);
+void swiw_usrq_fetch(struct swiw_srq *srq);
+void swiw_usrq_release(struct swiw_srq *srq, u32 pos);
 
 /* swiw_tx.c */
 void swiw_tx_work(struct work_struct *work);

@@ -33,6 +33,9 @@ int swiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = SWIW_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = SWIW_MAX_RD_ATOM;
 	attr->max_res_rd_atom = SWIW_MAX_QP * SWIW_MAX_RD_ATOM;
+	attr->max_srq = SWIW_MAX_SRQ;
+	attr->max_srq_wr = SWIW_MAX_SRQ_WR;
+	attr->max_srq_sge = SWIW_MAX_SGE;
 	return 0;
 }
 

@@ -21,14 +21,19 @@
 
 static void swiw_close_work(struct work_struct *work);
 
-/* A user QP's rings: siw's elements, as many as swiw's queues hold. */
+/*
+ * A user QP's rings: siw's elements, as many as swiw's queues hold; with
+ * an SRQ no receive ring (libsiw maps none then).
+ */
 static int swiw_qp_umap(struct swiw_qp *qp, struct ib_udata *udata)
 {
 	qp->usq = swiw_uqueue_alloc(udata, qp->sq.size * sizeof(*qp->usq),
 				    &qp->usq_map);
-	qp->urq = swiw_uqueue_alloc(udata, qp->rq.size * sizeof(*qp->urq),
-				    &qp->urq_map);
-	return qp->usq && qp->urq ? 0 : -ENOMEM;
+	if (!qp->srq)
+		qp->urq = swiw_uqueue_alloc(udata,
+					    qp->rq.size * sizeof(*qp->urq),
+					    &qp->urq_map);
+	return qp->usq && (qp->urq || qp->srq) ? 0 : -ENOMEM;
 }
 
 static void swiw_qp_unmap(struct swiw_qp *qp)
@@ -46,8 +51,10 @@ static int swiw_qp_uresp(struct swiw_qp *qp, struct ib_udata *udata)
 		.num_sqe = qp->sq.size,
 		.num_rqe = qp->rq.size,
 		.sq_key = rdma_user_mmap_get_offset(qp->usq_map),
-		.rq_key = rdma_user_mmap_get_offset(qp->urq_map),
 	};
+
+	if (qp->urq_map)
+		resp.rq_key = rdma_user_mmap_get_offset(qp->urq_map);
 
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
@@ -63,7 +70,7 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 
 	if (udata && udata->outlen < sizeof(struct siw_uresp_create_qp))
 		return -EINVAL;
-	if (attr->qp_type != IB_QPT_RC || attr->create_flags || attr->srq)
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
 		return -EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq ||
 	    !cap->max_send_wr || cap->max_send_wr > SWIW_MAX_QP_WR ||
@@ -80,10 +87,16 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 
 	qp->sdev = sdev;
 	qp->sq.size = roundup_pow_of_two(cap->max_send_wr);
-	qp->rq.size = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
 	qp->sq.wqe = kvcalloc(qp->sq.size, sizeof(*qp->sq.wqe), GFP_KERNEL);
-	qp->rq.wqe = kvcalloc(qp->rq.size, sizeof(*qp->rq.wqe), GFP_KERNEL);
-	if (!qp->sq.wqe || !qp->rq.wqe) {
+	/* With an SRQ the receive queue stays empty, of size 0. */
+	if (attr->srq) {
+		qp->srq = to_swiw_srq(attr->srq);
+	} else {
+		qp->rq.size = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
+		qp->rq.wqe = kvcalloc(qp->rq.size, sizeof(*qp->rq.wqe),
+				      GFP_KERNEL);
+	}
+	if (!qp->sq.wqe || (!qp->rq.wqe && !qp->srq)) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -119,7 +132,7 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	cap->max_send_wr = qp->sq.size;
 	cap->max_recv_wr = qp->rq.size;
 	cap->max_send_sge = SWIW_MAX_SGE;
-	cap->max_recv_sge = SWIW_MAX_SGE;
+	cap->max_recv_sge = qp->srq ? 0 : SWIW_MAX_SGE;
 	cap->max_inline_data = SWIW_MAX_INLINE;
 	return 0;
 
@@ -272,9 +285,10 @@ int swiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = qp->sq.size;
 	attr->cap.max_recv_wr = qp->rq.size;
 	attr->cap.max_send_sge = SWIW_MAX_SGE;
-	attr->cap.max_recv_sge = SWIW_MAX_SGE;
+	attr->cap.max_recv_sge = qp->srq ? 0 : SWIW_MAX_SGE;
 	attr->cap.max_inline_data = SWIW_MAX_INLINE;
 	init->cap = attr->cap;
+	init->srq = ibqp->srq;
 	init->qp_type = IB_QPT_RC;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
@@ -786,29 +800,49 @@ int swiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return ret;
 }
 
+/**
+ * swiw_recv_wqe() - A receive work request as a queue keeps it.
+ * @wr: the request
+ * @max_sge: the most SGEs the queue takes
+ * @wqe: the result
+ *
+ * Return: 0, or -EINVAL for too many SGEs or more than 4 GiB.
+ */
+int swiw_recv_wqe(const struct ib_recv_wr *wr, u32 max_sge,
+		  struct swiw_wqe *wqe)
+{
+	if (wr->num_sge < 0 || wr->num_sge > min_t(u32, max_sge, SWIW_MAX_SGE))
+		return -EINVAL;
+	memset(wqe, 0, offsetof(struct swiw_wqe, inline_data));
+	if (swiw_sge_bytes(wr->sg_list, wr->num_sge, &wqe->bytes))
+		return -EINVAL;
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+	return 0;
+}
+
 int swiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad)
 {
 	struct swiw_qp *qp = to_swiw_qp(ibqp);
-	struct swiw_wqe wqe = {};
+	struct swiw_wqe wqe;
 	int ret = 0;
 
-	/* A process posts to its receive ring itself. */
-	if (qp->usq) {
+	/*
+	 * A process posts to its receive ring itself; a QP with an SRQ
+	 * has no receive queue to post to.
+	 */
+	if (qp->usq || qp->srq) {
 		*bad = wr;
 		return -EINVAL;
 	}
 	for (; wr; wr = wr->next) {
 		bool now = false;
 
-		ret = -EINVAL;
-		if (wr->num_sge > SWIW_MAX_SGE || wr->num_sge < 0)
+		ret = swiw_recv_wqe(wr, SWIW_MAX_SGE, &wqe);
+		if (ret)
 			goto bad;
-		if (swiw_sge_bytes(wr->sg_list, wr->num_sge, &wqe.bytes))
-			goto bad;
-		wqe.wr_id = wr->wr_id;
-		wqe.num_sge = wr->num_sge;
-		memcpy(wqe.sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
 		ret = swiw_post_one(qp, &qp->rq, &wqe, &now);
 		if (ret)
 			goto bad;

@@ -6,12 +6,16 @@
  * request posted at any point of the close work must complete, once.
  * The QP has no stream here; its CQs are stubs that record completions
  * and, on cue, post from inside a completion as a ULP's handler does.
+ *
+ * Suite swiw_srq: shared receive queues (swiw_srq.c) as QPs' rx works
+ * take from them, the limit event, and what a QP on an SRQ flushes.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
 #include "swiw_qp.c"
+#include "swiw_srq.c"
 
 #define QT_NR_WC	64
 
@@ -20,6 +24,9 @@ struct qt_ctx {
 	struct swiw_cq scq;
 	struct swiw_cq rcq;
 	struct swiw_qp qp;
+	struct swiw_srq srq;
+	struct swiw_qp sqp;		/* a QP on srq */
+	int srq_events;
 	struct ib_wc wc[QT_NR_WC];
 	bool wc_recv[QT_NR_WC];
 	int nr_wc;
@@ -128,6 +135,14 @@ void swiw_urq_fetch(struct swiw_qp *qp)
 void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos)
 {
 	qt->released++;
+}
+
+void swiw_usrq_fetch(struct swiw_srq *srq)
+{
+}
+
+void swiw_usrq_release(struct swiw_srq *srq, u32 pos)
+{
 }
 
 static int qt_init(struct kunit *test)
@@ -377,7 +392,276 @@ static struct kunit_suite swiw_qp_suite = {
 	.test_cases = swiw_qp_cases,
 };
 
-kunit_test_suites(&swiw_qp_suite);
+/* --- shared receive queues ----------------------------------------------- */
 
-MODULE_DESCRIPTION("KUnit tests of swiw's queue flushing");
+static void st_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED &&
+	    ev->element.srq == &qt->srq.ibsrq && ctx == qt)
+		qt->srq_events++;
+}
+
+/* An SRQ of @max_wr receives, one SGE each; and a QP on it. */
+static int st_init(struct kunit *test)
+{
+	struct ib_srq_init_attr sattr = {
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = 3, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr attr = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4 },
+	};
+
+	KUNIT_ASSERT_EQ(test, qt_init(test), 0);
+	qt->srq.ibsrq.device = &qt->sdev.ibdev;
+	qt->srq.ibsrq.event_handler = st_event;
+	qt->srq.ibsrq.srq_context = qt;
+	KUNIT_ASSERT_EQ(test, swiw_create_srq(&qt->srq.ibsrq, &sattr, NULL), 0);
+	/* Rounded up to a power of two, and said so. */
+	KUNIT_EXPECT_EQ(test, sattr.attr.max_wr, 4);
+
+	attr.send_cq = &qt->scq.ibcq;
+	attr.recv_cq = &qt->rcq.ibcq;
+	attr.srq = &qt->srq.ibsrq;
+	qt->sqp.ibqp.device = &qt->sdev.ibdev;
+	qt->sqp.ibqp.send_cq = attr.send_cq;
+	qt->sqp.ibqp.recv_cq = attr.recv_cq;
+	qt->sqp.ibqp.srq = attr.srq;
+	KUNIT_ASSERT_EQ(test, swiw_create_qp(&qt->sqp.ibqp, &attr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, attr.cap.max_recv_wr, 0);
+	return 0;
+}
+
+static void st_exit(struct kunit *test)
+{
+	if (!qt)
+		return;
+	if (qt->sqp.sq.wqe)
+		swiw_destroy_qp(&qt->sqp.ibqp, NULL);
+	if (qt->srq.rq.wqe)
+		swiw_destroy_srq(&qt->srq.ibsrq, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qt->sdev.nr_srq), 0);
+	qt_exit(test);
+}
+
+static int st_post(u64 wr_id, int num_sge)
+{
+	struct ib_sge sge[2] = {};
+	struct ib_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = sge,
+		.num_sge = num_sge,
+	};
+	const struct ib_recv_wr *bad = NULL;
+	int ret;
+
+	ret = swiw_post_srq_recv(&qt->srq.ibsrq, &wr, &bad);
+	if (ret && bad != &wr)
+		return -EFAULT;
+	return ret;
+}
+
+/* The wr_id of the receive a SEND takes, or -1 for none. */
+static s64 st_take(void)
+{
+	struct swiw_wqe wqe;
+
+	if (swiw_srq_take(&qt->srq, &wqe))
+		return -1;
+	return wqe.wr_id;
+}
+
+/* Receives go out oldest first; a full SRQ or too many SGEs refuse. */
+static void swiw_srq_post_take_test(struct kunit *test)
+{
+	int i;
+
+	for (i = 1; i <= 4; i++)
+		KUNIT_EXPECT_EQ(test, st_post(i, 1), 0);
+	KUNIT_EXPECT_EQ(test, st_post(5, 1), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, st_take(), 1);
+	KUNIT_EXPECT_EQ(test, st_take(), 2);
+	KUNIT_EXPECT_EQ(test, st_post(6, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_post(7, 1), 0);
+	KUNIT_EXPECT_EQ(test, st_take(), 3);
+	KUNIT_EXPECT_EQ(test, st_take(), 4);
+	KUNIT_EXPECT_EQ(test, st_take(), 7);
+	KUNIT_EXPECT_EQ(test, st_take(), -1);
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 0);
+}
+
+/*
+ * With a limit, the take that leaves fewer receives than that raises
+ * IB_EVENT_SRQ_LIMIT_REACHED once, and disarms it; query then says 0.
+ */
+static void swiw_srq_limit_test(struct kunit *test)
+{
+	struct ib_srq_attr a = { .srq_limit = 2 };
+	int i;
+
+	KUNIT_EXPECT_EQ(test, swiw_modify_srq(&qt->srq.ibsrq, &a,
+					      IB_SRQ_MAX_WR, NULL),
+			-EOPNOTSUPP);
+	a.srq_limit = 5;
+	KUNIT_EXPECT_EQ(test, swiw_modify_srq(&qt->srq.ibsrq, &a,
+					      IB_SRQ_LIMIT, NULL), -EINVAL);
+	a.srq_limit = 2;
+	KUNIT_ASSERT_EQ(test, swiw_modify_srq(&qt->srq.ibsrq, &a,
+					      IB_SRQ_LIMIT, NULL), 0);
+	for (i = 1; i <= 4; i++)
+		KUNIT_ASSERT_EQ(test, st_post(i, 1), 0);
+	KUNIT_EXPECT_EQ(test, st_take(), 1);	/* 3 left */
+	KUNIT_EXPECT_EQ(test, st_take(), 2);	/* 2 left */
+	KUNIT_EXPECT_EQ(test, qt->srq_events, 0);
+	KUNIT_EXPECT_EQ(test, st_take(), 3);	/* 1 left: below */
+	KUNIT_EXPECT_EQ(test, qt->srq_events, 1);
+	KUNIT_EXPECT_EQ(test, st_take(), 4);
+	KUNIT_EXPECT_EQ(test, st_take(), -1);
+	KUNIT_EXPECT_EQ(test, qt->srq_events, 1);
+	memset(&a, 0xff, sizeof(a));
+	KUNIT_EXPECT_EQ(test, swiw_query_srq(&qt->srq.ibsrq, &a), 0);
+	KUNIT_EXPECT_EQ(test, a.srq_limit, 0);
+	KUNIT_EXPECT_EQ(test, a.max_wr, 4);
+	KUNIT_EXPECT_EQ(test, a.max_sge, 1);
+
+	/* Armed again: again once. */
+	a.srq_limit = 1;
+	KUNIT_ASSERT_EQ(test, swiw_modify_srq(&qt->srq.ibsrq, &a,
+					      IB_SRQ_LIMIT, NULL), 0);
+	KUNIT_ASSERT_EQ(test, st_post(5, 1), 0);
+	KUNIT_EXPECT_EQ(test, st_take(), 5);
+	KUNIT_EXPECT_EQ(test, qt->srq_events, 2);
+}
+
+/*
+ * A QP on an SRQ has no receive queue: post_recv is refused.  When it
+ * fails, the receives still in the SRQ are not its own and are not
+ * flushed; its send queue still drains.
+ */
+static void swiw_srq_qp_fail_test(struct kunit *test)
+{
+	struct swiw_qp *qp = &qt->sqp;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, qt_post(&qp->ibqp, true, 1), -EINVAL);
+	for (i = 1; i <= 3; i++)
+		KUNIT_ASSERT_EQ(test, st_post(i, 1), 0);
+	qp->state = SWIW_QP_RTS;
+	KUNIT_ASSERT_EQ(test, qt_post(&qp->ibqp, false, 9), 0);
+	qt_fail(qp);
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 1);
+	KUNIT_EXPECT_GE(test, qt_find(test, false, 9), 0);
+	KUNIT_EXPECT_EQ(test, qt->srq.rq.head - qt->srq.rq.tail, 3);
+	KUNIT_EXPECT_PTR_EQ(test, qp->srq, &qt->srq);
+	KUNIT_EXPECT_EQ(test, qp->rq.size, 0);
+	/* The next QP on the SRQ gets them. */
+	KUNIT_EXPECT_EQ(test, st_take(), 1);
+}
+
+/* Destroying an SRQ with receives in it completes none of them. */
+static void swiw_srq_destroy_pending_test(struct kunit *test)
+{
+	int i;
+
+	swiw_destroy_qp(&qt->sqp.ibqp, NULL);
+	qt->sqp.sq.wqe = NULL;
+	for (i = 1; i <= 4; i++)
+		KUNIT_ASSERT_EQ(test, st_post(i, 1), 0);
+	KUNIT_EXPECT_EQ(test, swiw_destroy_srq(&qt->srq.ibsrq, NULL), 0);
+	qt->srq.rq.wqe = NULL;
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qt->sdev.nr_srq), 0);
+}
+
+#define ST_RACE	1024
+
+struct st_taker {
+	struct work_struct work;
+	struct swiw_srq *srq;
+	unsigned long *seen;
+	int took;
+	int twice;
+};
+
+static void st_take_work(struct work_struct *work)
+{
+	struct st_taker *tk = container_of(work, struct st_taker, work);
+	struct swiw_wqe wqe;
+
+	while (!swiw_srq_take(tk->srq, &wqe)) {
+		tk->took++;
+		if (wqe.wr_id >= ST_RACE || test_and_set_bit(wqe.wr_id, tk->seen))
+			tk->twice++;
+		cond_resched();
+	}
+}
+
+/*
+ * Several QPs' rx works take from one SRQ at once while it is posted
+ * to: each receive goes to exactly one of them.
+ */
+static void swiw_srq_race_test(struct kunit *test)
+{
+	struct ib_srq_init_attr sattr = {
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = ST_RACE, .max_sge = 1 },
+	};
+	struct st_taker tk[3] = {};
+	unsigned long *seen;
+	int i, n = 0, took = 0, twice = 0;
+
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(ST_RACE) * sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	swiw_destroy_qp(&qt->sqp.ibqp, NULL);
+	qt->sqp.sq.wqe = NULL;
+	swiw_destroy_srq(&qt->srq.ibsrq, NULL);
+	KUNIT_ASSERT_EQ(test, swiw_create_srq(&qt->srq.ibsrq, &sattr, NULL), 0);
+	for (; n < ST_RACE / 2; n++)
+		KUNIT_ASSERT_EQ(test, st_post(n, 1), 0);
+	for (i = 0; i < ARRAY_SIZE(tk); i++) {
+		tk[i].srq = &qt->srq;
+		tk[i].seen = seen;
+		INIT_WORK_ONSTACK(&tk[i].work, st_take_work);
+		queue_work(swiw_wq, &tk[i].work);
+	}
+	/* No assertion from here on: the works use the stack. */
+	for (; n < ST_RACE; n++)
+		KUNIT_EXPECT_EQ(test, st_post(n, 1), 0);
+	for (i = 0; i < ARRAY_SIZE(tk); i++) {
+		flush_work(&tk[i].work);
+		destroy_work_on_stack(&tk[i].work);
+		took += tk[i].took;
+		twice += tk[i].twice;
+	}
+	/* What the works left after they found it empty. */
+	while (st_take() >= 0)
+		took++;
+	KUNIT_EXPECT_EQ(test, twice, 0);
+	KUNIT_EXPECT_EQ(test, took, ST_RACE);
+}
+
+static struct kunit_case swiw_srq_cases[] = {
+	KUNIT_CASE(swiw_srq_post_take_test),
+	KUNIT_CASE(swiw_srq_limit_test),
+	KUNIT_CASE(swiw_srq_qp_fail_test),
+	KUNIT_CASE(swiw_srq_destroy_pending_test),
+	KUNIT_CASE(swiw_srq_race_test),
+	{}
+};
+
+static struct kunit_suite swiw_srq_suite = {
+	.name = "swiw_srq",
+	.init = st_init,
+	.exit = st_exit,
+	.suite_init = swiw_qp_suite_init,
+	.suite_exit = swiw_qp_suite_exit,
+	.test_cases = swiw_srq_cases,
+};
+
+kunit_test_suites(&swiw_qp_suite, &swiw_srq_suite);
+
+MODULE_DESCRIPTION("KUnit tests of swiw's queue flushing and shared receive queues");
 MODULE_LICENSE("Dual BSD/GPL");

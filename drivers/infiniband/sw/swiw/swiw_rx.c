@@ -74,6 +74,11 @@ static int swiw_rx_take_rqe(struct swiw_qp *qp)
 	struct swiw_rx *rx = &qp->rx;
 	unsigned long flags;
 
+	if (qp->srq) {
+		if (swiw_srq_take(qp->srq, &rx->rqe))
+			return -ENOBUFS;
+		goto taken;
+	}
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->rq.tail == qp->rq.head && qp->urq)
 		swiw_urq_fetch(qp);
@@ -86,6 +91,7 @@ static int swiw_rx_take_rqe(struct swiw_qp *qp)
 		swiw_uq_release(qp, true, qp->rq.tail);
 	qp->rq.tail++;
 	spin_unlock_irqrestore(&qp->lock, flags);
+taken:
 	rx->rqe_busy = true;
 	rx->placed = 0;
 	return 0;
@@ -258,6 +264,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 {
 	struct swiw_rx *rx = &qp->rx;
 	u32 left = rx->payload - rx->have;
+	struct ib_pd *pd;
 	u32 off, i;
 
 	switch (rx->target) {
@@ -267,6 +274,8 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 				     room, hold);
 		return *dst ? 0 : -EFAULT;
 	case SWIW_RX_RQE:
+		/* An SRQ's receive buffers are registered in its PD. */
+		pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
 		off = rx->placed + rx->have;
 		for (i = 0; i < rx->rqe.num_sge; i++) {
 			const struct ib_sge *sge = &rx->rqe.sge[i];
@@ -275,7 +284,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 				off -= sge->length;
 				continue;
 			}
-			*dst = swiw_mr_piece(qp->sdev, qp->ibqp.pd, sge->lkey,
+			*dst = swiw_mr_piece(qp->sdev, pd, sge->lkey,
 					     sge->addr + off,
 					     min(sge->length - off, left),
 					     IB_ACCESS_LOCAL_WRITE, room, hold);

@@ -112,6 +112,11 @@ void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos)
 {
 }
 
+int swiw_srq_take(struct swiw_srq *srq, struct swiw_wqe *wqe)
+{
+	return -ENOBUFS;
+}
+
 /* In pieces of at most 100 bytes, to cross piece boundaries. */
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 		    u64 addr, u32 len, int access, u32 *piece,

@@ -10,7 +10,7 @@
  * for slot: fetching copies a valid user element into the queue slot of
  * the same number, and the user slot is given back (flags cleared) when
  * the queue lets go of that slot: at completion for the send queue, at
- * consumption for the receive queue.  So the provider's "slot still
+ * consumption for the receive queue and a shared receive queue.  So the provider's "slot still
  * valid" is exactly "queue full", and a user element is read once.
  */
 #include <linux/mm.h>
@@ -283,21 +283,18 @@ void swiw_usq_fetch(struct swiw_qp *qp)
 	}
 }
 
-/**
- * swiw_urq_fetch() - Take what the process posted to its receive ring.
- * @qp: a user QP, its lock held
- *
- * A malformed element is taken as a receive with no buffer: a SEND that
- * lands in it fails for want of room.
+/*
+ * Valid receive elements of a user ring into the queue it mirrors: a
+ * malformed one is taken as a receive with no buffer, and a SEND that
+ * lands in it fails for want of room.  The queue's lock held.
  */
-void swiw_urq_fetch(struct swiw_qp *qp)
+static void swiw_urqe_fetch(struct swiw_ring *r, struct siw_rqe *ring)
 {
-	struct swiw_ring *r = &qp->rq;
 	struct siw_rqe *u, copy;
 	struct swiw_wqe *w;
 
 	while (r->head - r->tail < r->size) {
-		u = &qp->urq[r->head & (r->size - 1)];
+		u = &ring[r->head & (r->size - 1)];
 		/* Acquire: the element's fields after its flags. */
 		if (!(smp_load_acquire(&u->flags) & SIW_WQE_VALID))
 			break;
@@ -311,6 +308,41 @@ void swiw_urq_fetch(struct swiw_qp *qp)
 		}
 		r->head++;
 	}
+}
+
+/**
+ * swiw_urq_fetch() - Take what the process posted to its receive ring.
+ * @qp: a user QP, its lock held
+ */
+void swiw_urq_fetch(struct swiw_qp *qp)
+{
+	swiw_urqe_fetch(&qp->rq, qp->urq);
+}
+
+/**
+ * swiw_usrq_fetch() - Take what the process posted to its SRQ's ring.
+ * @srq: a user SRQ, its lock held
+ *
+ * libsiw posts to an SRQ with no system call: swiw looks when a SEND
+ * needs a receive.
+ */
+void swiw_usrq_fetch(struct swiw_srq *srq)
+{
+	swiw_urqe_fetch(&srq->rq, srq->urq);
+}
+
+/**
+ * swiw_usrq_release() - Give an SRQ ring slot back to the process.
+ * @srq: a user SRQ, its lock held
+ * @pos: the slot's number in the queue
+ *
+ * When a QP takes the receive, before its completion: libsiw posts to
+ * the slot as soon as it finds it free.
+ */
+void swiw_usrq_release(struct swiw_srq *srq, u32 pos)
+{
+	/* Release: the element was read into the queue before this. */
+	smp_store_release(&srq->urq[pos & (srq->rq.size - 1)].flags, 0);
 }
 
 /**
