@@ -241,7 +241,7 @@ def build(s):
     s.add(['%s/%s' % (SELF, f) for f in (
         'Makefile', 'config', 'settings', 'run_tests.sh', 'lib.sh',
         'mpa_peer.py', 'cm_probe.c', 'rds_pump.c', 'swiw_flood.c',
-        'swiw_pump.c', 'swiw_ring_fuzz.c', 'ucma_fuzz.c')] +
+        'srq_share.c', 'swiw_pump.c', 'swiw_ring_fuzz.c', 'ucma_fuzz.c')] +
         ours(SELF + '/tests/*') + ours(SELF + '/pyverbs/*') +
         ours(SELF + '/kclient/*'))
     sub(s.path('tools/testing/selftests/Makefile'),

@@ -62,13 +62,15 @@ OURS=${RDMACM_OURS:-}
 # (config_sem, then the listener's handler_mutex, while CQ work takes
 # config_sem) close a cycle in one boot: a stock report on two
 # different ids, which also turns lockdep off for the rest of the boot.
-ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof iser_rdma srp_rdma rds_rdma)
+ONLY_BY_NAME=(nvmeof_rdma swiw_nvmeof swiw_nvmeof_srq iser_rdma srp_rdma
+	      rds_rdma)
 ALL_TESTS=(rping ucmatose ucmatose_migrate ucmatose_reject connect_nobody
 	   reject_pdata answer_active udaddy mckey mcast_join loopback_stale
 	   ephemeral_port listen_again copy_first event_cap event_memcg
 	   qp_owner cmtime rdma_server_client riostream veth netns ipv6
 	   ipv6_ll pyverbs iwpm ucma_fuzz ucma_fuzz_removal kclient swiw
-	   swiw_ring_fuzz swiw_rate trace nfs_rdma removal removal_early_cm)
+	   swiw_ring_fuzz swiw_rate swiw_srq trace nfs_rdma removal
+	   removal_early_cm)
 
 mode=run
 FILTER=

@@ -30,7 +30,7 @@ case "${1:-}" in
 *) echo "usage: check.sh [--run | --ulp]" >&2; exit 2 ;;
 esac
 # The ULP tests of the ULP boot; nfs_rdma runs in the main guest.
-ULP_TESTS="nvmeof_rdma swiw_nvmeof iser_rdma srp_rdma rds_rdma"
+ULP_TESTS="nvmeof_rdma swiw_nvmeof swiw_nvmeof_srq iser_rdma srp_rdma rds_rdma"
 
 
 CACHE=${CACHE:-/var/cache/rdma-cm-test}

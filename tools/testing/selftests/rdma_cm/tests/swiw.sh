@@ -314,6 +314,122 @@ test_swiw_nvmeof() {
 	fi
 }
 
+# test_swiw_nvmeof with nvmet-rdma's use_srq=1: nvmet gives every queue
+# on swiw0 its command capsules from one SRQ (one per completion
+# vector; swiw has one), which it does only on a device that reports
+# max_srq and max_srq_wr, and otherwise falls back to a receive queue
+# per QP with nothing but a log line.  So while the host is connected,
+# `rdma resource show srq` must show nvmet's SRQ on swiw0 with QPs on
+# it.  The option comes from a modprobe.d file in /run for as long as
+# the test runs; nvmeof's teardown unloads nvmet_rdma, and the next
+# load gets the default again.  In the NVMe-oF boot, as swiw_nvmeof.
+SWIW_SRQ_CONF=/run/modprobe.d/rdmacm-swiw-srq.conf
+
+test_swiw_nvmeof_srq() {
+	swiw_usable || return
+	if mod_present nvmet_rdma; then
+		fail "nvmet_rdma is already loaded: use_srq would not apply"
+		return
+	fi
+	mkdir -p "${SWIW_SRQ_CONF%/*}"
+	echo "options nvmet_rdma use_srq=1" > "$SWIW_SRQ_CONF"
+	NVME_CONNECTED_CHECK=swiw_nvmeof_srq_check
+	test_swiw_nvmeof
+	NVME_CONNECTED_CHECK=
+	rm -f "$SWIW_SRQ_CONF"
+}
+
+swiw_nvmeof_srq_check() {
+	local p=/sys/module/nvmet_rdma/parameters/use_srq
+
+	# Read when nvmet_rdma loaded: not needed any more.
+	rm -f "$SWIW_SRQ_CONF"
+	if [ "$(cat "$p" 2> /dev/null)" != Y ]; then
+		fail "nvmet_rdma loaded without use_srq ($p: $(cat "$p" 2>&1))"
+		return 1
+	fi
+	run srq-res 30 rdma resource show srq dev "$SWIW_DEV"
+	expect_rc srq-res 0
+	info "$(cat srq-res.out)"
+	expect_out srq-res "srqn [0-9]+ .*lqpn [0-9]" \
+		"nvmet_rdma made no SRQ with QPs on $SWIW_DEV"
+	! failed
+}
+
+# srq_share.c on the veth pair of swiw_rate (below): the server, with
+# one SRQ behind 4 QPs, in ns1 on vB (10.0.4.2), the client on vA, 100
+# messages of 512 bytes on each QP; every message must arrive intact in
+# an SRQ buffer with its QP's number, in order per QP, and the SRQ's
+# limit event must come once.  siw serves siw first (siw has SRQs: it
+# is the reference for the test itself, and that is all that runs with
+# stock iw_cm, which swiw needs); then with swiw.ko (user_verbs=1) swiw
+# serves swiw, and each serves the other.
+test_swiw_srq() {
+	local port=7800 k pairs=(siw:siw)
+
+	if [ "$T" != siw ]; then
+		skip "iWARP user SRQs: they run in the siw pass"
+		return
+	fi
+	tool_build srq_share srq_share.c "$T_DIR" -libverbs -lrdmacm || return 1
+	if [ -z "$OURS_DIR" ] || [ ! -f "$OURS_DIR/swiw.ko" ] ||
+	   [ "$(mod_origin iw_cm)" != ours ]; then
+		info "swiw cases not run: swiw needs swiw.ko and our iw_cm" \
+			"(iw_cm here: $(mod_origin iw_cm))"
+	else
+		run srq-insmod 60 insmod "$OURS_DIR/swiw.ko" user_verbs=1
+		expect_rc srq-insmod 0
+		failed && return 1
+		pairs+=(swiw:swiw swiw:siw siw:swiw)
+	fi
+	swiw_veth_up || return 1
+	for k in "${pairs[@]}"; do
+		swiw_srq_pair "${k%:*}" "${k#*:}" $((port++)) || break
+	done
+	swiw_rate_down
+	! failed
+}
+
+# SERVER-KIND's device on vB, CLIENT-KIND's on vA (one iWARP device per
+# netdev: rdma_cm finds it by the MAC), srq_share between them.
+swiw_srq_pair() { # SERVER-KIND CLIENT-KIND PORT
+	local s=$1 c=$2 n=srq-$1-$2 deadline
+
+	run "$n-link" 60 ip netns exec ns1 rdma link add "${s}B" type "$s" netdev vB &&
+		run "$n-link" 60 rdma link add "${c}A" type "$c" netdev vA
+	expect_rc "$n-link" 0
+	deadline=$((SECONDS + $(tmo 30)))
+	until rdma link show "${s}B/1" 2> /dev/null | grep -q 'state ACTIVE' &&
+	      rdma link show "${c}A/1" 2> /dev/null | grep -q 'state ACTIVE'; do
+		[ "$SECONDS" -ge "$deadline" ] && { fail "$n: links not ACTIVE"; break; }
+		nap 0.5
+	done
+	if ! failed; then
+		bg "$n-srv" 120 ip netns exec ns1 "$T_DIR/srq_share" \
+			-l 10.0.4.2 -p "$3" -n 4 -m 100
+		deadline=$((SECONDS + $(tmo 30)))
+		until grep -q '^listening$' "$n-srv.out" 2> /dev/null; do
+			if [ "$SECONDS" -ge "$deadline" ] ||
+			   ! proc_running "${PID[$n-srv]}"; then
+				fail "$n: srq_share server never listened"
+				break
+			fi
+			nap 0.2
+		done
+		run "$n-cli" 120 "$T_DIR/srq_share" -b 10.0.4.1 -s 10.0.4.2 \
+			-p "$3" -n 4 -m 100
+		wait_bg "$n-srv" 60
+		expect_rc "$n-cli" 0
+		expect_rc "$n-srv" 0
+		expect_out "$n-srv" '^ok 400 messages on 4 QPs, 1 limit event$' \
+			"$n: the messages or the limit event did not arrive as sent"
+		info "$s serves $c: $(tail -n 1 "$n-srv.out")"
+	fi
+	rdma link delete "${c}A" > /dev/null 2>&1
+	rdma link delete "${s}B" > /dev/null 2>&1
+	! failed
+}
+
 # A checked one-way stream over a veth pair (vA 10.0.4.1, vB 10.0.4.2 in
 # ns1): plain TCP, then rsockets on siw, on swiw, and on swiw with each
 # of its data-path options off (where swiw.ko has it), swiw_pump.c
@@ -327,17 +443,7 @@ test_swiw_rate() {
 
 	swiw_usable || return
 	tool_build swiw_pump swiw_pump.c "$T_DIR" -lrdmacm || return 1
-	if ! { run rate-ip 30 ip netns add ns1 &&
-		run rate-ip 30 ip link add vA type veth peer name vB netns ns1 &&
-		run rate-ip 30 ip netns exec ns1 ip link set lo up &&
-		run rate-ip 30 ip addr add 10.0.4.1/24 dev vA &&
-		run rate-ip 30 ip link set vA up &&
-		run rate-ip 30 ip netns exec ns1 ip addr add 10.0.4.2/24 dev vB &&
-		run rate-ip 30 ip netns exec ns1 ip link set vB up; }; then
-		fail "cannot set up the veth pair"
-		swiw_rate_down
-		return 1
-	fi
+	swiw_veth_up || return 1
 	swiw_rate_one tcp "$mib" $((port++)) || ok=0
 	for k in siw swiw swiw+tx_coalesce=0 swiw+rx_batch=0; do
 		opt=${k#*+}
@@ -362,6 +468,21 @@ test_swiw_rate() {
 	done
 	swiw_rate_down
 	[ $ok = 1 ] && ! failed
+}
+
+# vA 10.0.4.1 here, vB 10.0.4.2 in ns1; swiw_rate_down takes it down.
+swiw_veth_up() {
+	if ! { run rate-ip 30 ip netns add ns1 &&
+		run rate-ip 30 ip link add vA type veth peer name vB netns ns1 &&
+		run rate-ip 30 ip netns exec ns1 ip link set lo up &&
+		run rate-ip 30 ip addr add 10.0.4.1/24 dev vA &&
+		run rate-ip 30 ip link set vA up &&
+		run rate-ip 30 ip netns exec ns1 ip addr add 10.0.4.2/24 dev vB &&
+		run rate-ip 30 ip netns exec ns1 ip link set vB up; }; then
+		fail "cannot set up the veth pair"
+		swiw_rate_down
+		return 1
+	fi
 }
 
 swiw_rate_down() {

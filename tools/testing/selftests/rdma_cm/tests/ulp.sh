@@ -450,6 +450,8 @@ test_nvmeof_rdma() {
 	ulp_modprobe nvme-rdma || return
 
 	nvme_host_connect "$ADDR" && nvme_host_io || return
+	# A caller's check of the target while the host is connected.
+	[ -z "${NVME_CONNECTED_CHECK:-}" ] || "$NVME_CONNECTED_CHECK" || return
 	run dd-target 60 dd if=/dev/nullb0 of="$NVME_DIR/target" bs=1M count=$NVME_MIB \
 		iflag=direct
 	ulp_compare "$NVME_DIR/src" "target's null_blk=$NVME_DIR/target" \
