@@ -613,6 +613,44 @@ static void swiw_rx_bad_test(struct kunit *test)
 	}
 }
 
+/*
+ * A READ request whose source STag does not grant the READ: no response
+ * goes out, and the QP fails with the RDMAP remote protection error the
+ * close work then sends.
+ */
+static void swiw_rx_read_src_test(struct kunit *test)
+{
+	static const struct {
+		u32 stag;
+		u64 to;
+		u32 term;
+	} src[] = {
+		{ FZ_KEY + 1, FZ_BASE, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x00) },
+		{ FZ_KEY, FZ_BASE + FZ_LEN - 8, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x01) },
+		{ FZ_KEY_LOCAL, FZ_BASE, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x02) },
+		{ FZ_KEY_PD, FZ_BASE, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x03) },
+		{ FZ_KEY, U64_MAX - 3, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x04) },
+	};
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct swiw_rreq rr = { .sink_stag = 0x777, .size = 16 };
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < ARRAY_SIZE(src); i++) {
+		fz_init(test, c, true);
+		rr.src_stag = src[i].stag;
+		rr.src_to = src[i].to;
+		KUNIT_EXPECT_EQ_MSG(test, swiw_tx_read_resp(&c->qp, c->srv, &rr),
+				    -EFAULT, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, c->qp.term, src[i].term,
+				    "case %d: %u/%u/0x%02x", i,
+				    SWIW_TERM_LAYER(c->qp.term),
+				    SWIW_TERM_ETYPE(c->qp.term),
+				    SWIW_TERM_ECODE(c->qp.term));
+		fz_fini(c);
+	}
+}
+
 /* A peer that resets mid-FPDU: the stream ends, no TERMINATE. */
 static void swiw_rx_reset_test(struct kunit *test)
 {
@@ -751,6 +789,7 @@ static void swiw_rx_suite_exit(struct kunit_suite *suite)
 static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_known_test),
 	KUNIT_CASE(swiw_rx_bad_test),
+	KUNIT_CASE(swiw_rx_read_src_test),
 	KUNIT_CASE(swiw_rx_reset_test),
 	KUNIT_CASE(swiw_rx_terminate_test),
 	KUNIT_CASE(swiw_rx_fuzz_test),
