@@ -212,6 +212,39 @@ enum swiw_rx_target {
 	SWIW_RX_TAGGED,			/* tkey at taddr */
 };
 
+/*
+ * Why an inbound message ends the stream; each has its TERMINATE
+ * (swiw_rx_term()).  The STag faults come twice: for the sink of a
+ * tagged message, reported by DDP, and for the source of a READ
+ * request, reported by RDMAP, in the same order.
+ */
+enum swiw_fault {
+	SWIW_FAULT_NONE,		/* nothing the RFCs name a code for */
+	SWIW_FAULT_CRC,
+	SWIW_FAULT_DDP_VERSION,		/* of an untagged message */
+	SWIW_FAULT_DDP_VERSION_T,	/* of a tagged one */
+	SWIW_FAULT_RDMAP_VERSION,
+	SWIW_FAULT_OPCODE,		/* unknown, or not expected now */
+	SWIW_FAULT_QN,
+	SWIW_FAULT_NO_BUF,		/* no receive, no room for a READ */
+	SWIW_FAULT_MSN,
+	SWIW_FAULT_MO,
+	SWIW_FAULT_TOO_LONG,		/* a SEND longer than its receive */
+	SWIW_FAULT_STAG,		/* no such STag, or not valid */
+	SWIW_FAULT_BOUNDS,
+	SWIW_FAULT_FOREIGN,		/* an STag of another PD */
+	SWIW_FAULT_WRAP,		/* the tagged offset wraps */
+	SWIW_FAULT_ACCESS,
+	SWIW_FAULT_SRC_STAG,
+	SWIW_FAULT_SRC_BOUNDS,
+	SWIW_FAULT_SRC_FOREIGN,
+	SWIW_FAULT_SRC_WRAP,
+	SWIW_FAULT_SRC_ACCESS,
+	SWIW_FAULT_INVAL,		/* SEND with invalidate: not ours to */
+	SWIW_FAULT_LOCAL,		/* our own receive's lkey */
+	SWIW_FAULT_MAX,
+};
+
 /* Inbound state: only the QP's rx_work touches it. */
 struct swiw_rx {
 	enum swiw_rx_step step;
@@ -240,6 +273,7 @@ struct swiw_rx {
 	u32 rd_pos;			/* its place in the send queue */
 	struct ib_sge rd_sink;
 	u32 rd_got;
+	enum swiw_fault fault;		/* why the stream ended, if it did */
 };
 
 /* A shared receive queue: the receives of every QP created with it. */
@@ -353,6 +387,8 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key);
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 		    u64 addr, u32 len, int access, u32 *piece,
 		    struct swiw_mr **hold);
+enum swiw_fault swiw_mr_fault(struct swiw_dev *sdev, struct ib_pd *pd,
+			      u32 key, u64 addr, u32 len, int access);
 void swiw_mr_release(struct swiw_mr *mr);
 
 /* Let go of what swiw_mr_piece() held; process context. */
@@ -423,6 +459,17 @@ int swiw_tx_terminate(struct swiw_qp *qp, struct socket *sock, u32 term);
 /* swiw_rx.c */
 void swiw_rx_work(struct work_struct *work);
 void swiw_rx_reset(struct swiw_rx *rx);
-u32 swiw_rx_term(int err);
+u32 swiw_rx_term(enum swiw_fault fault);
+
+/* The fault of a READ's source STag for the one of a sink STag. */
+static inline enum swiw_fault swiw_fault_src(enum swiw_fault fault)
+{
+	static_assert(SWIW_FAULT_SRC_ACCESS - SWIW_FAULT_SRC_STAG ==
+		      SWIW_FAULT_ACCESS - SWIW_FAULT_STAG);
+
+	if (fault < SWIW_FAULT_STAG || fault > SWIW_FAULT_ACCESS)
+		return SWIW_FAULT_SRC_STAG;
+	return fault - SWIW_FAULT_STAG + SWIW_FAULT_SRC_STAG;
+}
 
 #endif /* SWIW_H */

@@ -301,6 +301,19 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
 	return ret;
 }
 
+/* What the registration refuses @key for, before the range. */
+static enum swiw_fault swiw_mr_deny(const struct swiw_mr *mr,
+				    struct ib_pd *pd, u32 key, int access)
+{
+	if (!READ_ONCE(mr->valid) || READ_ONCE(mr->stag) != key)
+		return SWIW_FAULT_STAG;
+	if (mr->pd != pd)
+		return SWIW_FAULT_FOREIGN;
+	if ((READ_ONCE(mr->access) & access) != access)
+		return SWIW_FAULT_ACCESS;
+	return SWIW_FAULT_NONE;
+}
+
 /*
  * One pass over the registration, inside mr->seq: the address of
  * [@addr, @addr + @len) under @key, or NULL.  What it reads may be
@@ -315,8 +328,7 @@ static void *swiw_mr_find(struct swiw_mr *mr, struct ib_pd *pd, u32 key,
 	u64 *pages = mr->pages;
 	void *va;
 
-	if (!READ_ONCE(mr->valid) || READ_ONCE(mr->stag) != key ||
-	    mr->pd != pd || (READ_ONCE(mr->access) & access) != access)
+	if (swiw_mr_deny(mr, pd, key, access))
 		return NULL;
 	SWIW_MR_RACE(mr);
 	if (mr->dma) {
@@ -392,4 +404,48 @@ void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 out:
 	rcu_read_unlock();
 	return va;
+}
+
+/**
+ * swiw_mr_fault() - Why swiw_mr_piece() refused a range.
+ * @sdev: the device
+ * @pd: the PD the STag must belong to
+ * @key: the STag
+ * @addr: the range's first byte, as the STag's user gives it
+ * @len: its length, not 0
+ * @access: IB_ACCESS_* the use needed
+ *
+ * Only for the TERMINATE that reports the refusal: a second look, which
+ * sees the registration as it is now.
+ *
+ * Return: the first check the range fails (the tagged offset's wrap,
+ * the STag, its PD, its rights, the bounds), or SWIW_FAULT_NONE when
+ * the STag grants it all now.
+ */
+enum swiw_fault swiw_mr_fault(struct swiw_dev *sdev, struct ib_pd *pd,
+			      u32 key, u64 addr, u32 len, int access)
+{
+	enum swiw_fault fault = SWIW_FAULT_STAG;
+	struct swiw_mr *mr;
+	unsigned int seq;
+	u64 iova, length;
+
+	if (addr + len < addr)
+		return SWIW_FAULT_WRAP;
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
+	if (!mr)
+		goto out;
+	do {
+		seq = read_seqcount_begin(&mr->seq);
+		fault = swiw_mr_deny(mr, pd, key, access);
+		iova = READ_ONCE(mr->iova);
+		length = READ_ONCE(mr->length);
+	} while (read_seqcount_retry(&mr->seq, seq));
+	if (!fault && !mr->dma &&
+	    (addr < iova || addr + len > iova + length))
+		fault = SWIW_FAULT_BOUNDS;
+out:
+	rcu_read_unlock();
+	return fault;
 }

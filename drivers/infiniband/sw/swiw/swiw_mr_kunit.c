@@ -241,6 +241,55 @@ static void swiw_mr_map_valid_test(struct kunit *test)
 			    (void *)(mrt->b + MRT_OFF));
 }
 
+/*
+ * Why a use is refused, for its TERMINATE: each refusal swiw_mr_piece()
+ * makes, named by swiw_mr_fault(), and nothing named for a use it grants.
+ */
+static enum swiw_fault mrt_fault(u32 key, struct ib_pd *pd, u64 addr,
+				 u32 len, int access)
+{
+	enum swiw_fault fault;
+	struct swiw_mr *hold;
+	u32 piece;
+	void *va;
+
+	va = swiw_mr_piece(&mrt->sdev, pd, key, addr, len, access, &piece,
+			   &hold);
+	fault = swiw_mr_fault(&mrt->sdev, pd, key, addr, len, access);
+	KUNIT_EXPECT_EQ_MSG(mrt->test, !va, fault != SWIW_FAULT_NONE,
+			    "key 0x%x addr 0x%llx len %u access 0x%x", key,
+			    addr, len, access);
+	return fault;
+}
+
+static void swiw_mr_fault_test(struct kunit *test)
+{
+	const int rw = IB_ACCESS_REMOTE_WRITE;
+	u64 end = MRT_IOVA + PAGE_SIZE;
+	struct ib_pd other = { .device = &mrt->sdev.ibdev };
+
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &mrt->pd, MRT_IOVA,
+					PAGE_SIZE, rw), SWIW_FAULT_NONE);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(2), &mrt->pd, MRT_IOVA, 8, rw),
+			SWIW_FAULT_STAG);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1) + 0x100, &mrt->pd,
+					MRT_IOVA, 8, rw), SWIW_FAULT_STAG);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &other, MRT_IOVA, 8, rw),
+			SWIW_FAULT_FOREIGN);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &mrt->pd, MRT_IOVA, 8,
+					IB_ACCESS_REMOTE_READ),
+			SWIW_FAULT_ACCESS);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &mrt->pd, end - 8, 16, rw),
+			SWIW_FAULT_BOUNDS);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &mrt->pd, MRT_IOVA - 1, 8,
+					rw), SWIW_FAULT_BOUNDS);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &mrt->pd, U64_MAX - 3, 8,
+					rw), SWIW_FAULT_WRAP);
+	mrt_inval(1);
+	KUNIT_EXPECT_EQ(test, mrt_fault(mrt_key(1), &mrt->pd, MRT_IOVA, 8, rw),
+			SWIW_FAULT_STAG);
+}
+
 static struct kunit_case swiw_mr_cases[] = {
 	KUNIT_CASE(swiw_mr_plain_test),
 	KUNIT_CASE(swiw_mr_rereg_key_test),
@@ -248,6 +297,7 @@ static struct kunit_case swiw_mr_cases[] = {
 	KUNIT_CASE(swiw_mr_rereg_same_test),
 	KUNIT_CASE(swiw_mr_inval_test),
 	KUNIT_CASE(swiw_mr_map_valid_test),
+	KUNIT_CASE(swiw_mr_fault_test),
 	{}
 };
 

@@ -97,6 +97,13 @@ taken:
 	return 0;
 }
 
+/* The stream ends for @fault: the TERMINATE says which. */
+static int swiw_rx_fail(struct swiw_rx *rx, enum swiw_fault fault)
+{
+	rx->fault = fault;
+	return -EPROTO;
+}
+
 /* The receive in progress ends with @status (an error). */
 static void swiw_rx_rqe_fail(struct swiw_qp *qp, enum ib_wc_status status)
 {
@@ -115,24 +122,24 @@ static int swiw_rx_send(struct swiw_qp *qp, u16 op)
 	int ret;
 
 	if (be32_to_cpu(rx->hdr.u.qn) != SWIW_QN_SEND)
-		return -EPROTO;
+		return swiw_rx_fail(rx, SWIW_FAULT_QN);
+	if (msn != rx->msn)
+		return swiw_rx_fail(rx, SWIW_FAULT_MSN);
+	if (mo != (rx->rqe_busy ? rx->placed : 0))
+		return swiw_rx_fail(rx, SWIW_FAULT_MO);
 	if (!rx->rqe_busy) {
-		if (msn != rx->msn || mo)
-			return -EPROTO;
 		ret = swiw_rx_take_rqe(qp);
 		if (ret)
-			return ret;
+			return swiw_rx_fail(rx, SWIW_FAULT_NO_BUF);
 		rx->solicited = op == SWIW_OP_SEND_SE ||
 				op == SWIW_OP_SEND_SE_INV;
 		rx->inval = 0;
 		if (op == SWIW_OP_SEND_INV || op == SWIW_OP_SEND_SE_INV)
 			rx->inval = be32_to_cpu(rx->hdr.u.inval_stag);
-	} else if (msn != rx->msn || mo != rx->placed) {
-		return -EPROTO;
 	}
 	if (rx->payload > rx->rqe.bytes - rx->placed) {
 		swiw_rx_rqe_fail(qp, IB_WC_LOC_LEN_ERR);
-		return -EMSGSIZE;
+		return swiw_rx_fail(rx, SWIW_FAULT_TOO_LONG);
 	}
 	rx->target = SWIW_RX_RQE;
 	return 0;
@@ -145,14 +152,18 @@ static int swiw_rx_read_req(struct swiw_qp *qp)
 	struct swiw_rreq *rr;
 	unsigned long flags;
 
-	if (be32_to_cpu(h->u.qn) != SWIW_QN_READ_REQ ||
-	    be32_to_cpu(h->u.msn) != qp->rx.rreq_msn || h->u.mo ||
-	    qp->rx.payload)
+	if (be32_to_cpu(h->u.qn) != SWIW_QN_READ_REQ)
+		return swiw_rx_fail(&qp->rx, SWIW_FAULT_QN);
+	if (be32_to_cpu(h->u.msn) != qp->rx.rreq_msn)
+		return swiw_rx_fail(&qp->rx, SWIW_FAULT_MSN);
+	if (h->u.mo)
+		return swiw_rx_fail(&qp->rx, SWIW_FAULT_MO);
+	if (qp->rx.payload)
 		return -EPROTO;
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->irq_head - qp->irq_tail >= SWIW_MAX_RD_ATOM) {
 		spin_unlock_irqrestore(&qp->lock, flags);
-		return -ENOBUFS;
+		return swiw_rx_fail(&qp->rx, SWIW_FAULT_NO_BUF);
 	}
 	rr = &qp->irq[qp->irq_head % SWIW_MAX_RD_ATOM];
 	rr->sink_stag = be32_to_cpu(h->sink_stag);
@@ -189,13 +200,16 @@ static int swiw_rx_read_resp(struct swiw_qp *qp)
 			rx->rd_got = 0;
 		}
 		spin_unlock_irqrestore(&qp->lock, flags);
+		/* A response to no READ. */
 		if (!rx->rd_busy)
-			return -EPROTO;
+			return swiw_rx_fail(rx, SWIW_FAULT_OPCODE);
 	}
-	if (be32_to_cpu(rx->hdr.t.stag) != rx->rd_sink.lkey ||
-	    be64_to_cpu(rx->hdr.t.to) != rx->rd_sink.addr + rx->rd_got ||
+	/* Only the sink the READ named, in order, up to its length. */
+	if (be32_to_cpu(rx->hdr.t.stag) != rx->rd_sink.lkey)
+		return swiw_rx_fail(rx, SWIW_FAULT_STAG);
+	if (be64_to_cpu(rx->hdr.t.to) != rx->rd_sink.addr + rx->rd_got ||
 	    rx->payload > rx->rd_sink.length - rx->rd_got)
-		return -EPROTO;
+		return swiw_rx_fail(rx, SWIW_FAULT_BOUNDS);
 	rx->target = SWIW_RX_TAGGED;
 	rx->tkey = rx->rd_sink.lkey;
 	rx->taddr = rx->rd_sink.addr + rx->rd_got;
@@ -256,7 +270,7 @@ static int swiw_rx_hdr(struct swiw_qp *qp)
 }
 
 /*
- * Where the next payload byte goes, and how many may go there; -EFAULT
+ * Where the next payload byte goes, and how many may go there; an error
  * when the STag does not grant it.
  */
 static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
@@ -264,6 +278,7 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 {
 	struct swiw_rx *rx = &qp->rx;
 	u32 left = rx->payload - rx->have;
+	enum swiw_fault fault;
 	struct ib_pd *pd;
 	u32 off, i;
 
@@ -272,7 +287,12 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 		*dst = swiw_mr_piece(qp->sdev, qp->ibqp.pd, rx->tkey,
 				     rx->taddr + rx->have, left, rx->taccess,
 				     room, hold);
-		return *dst ? 0 : -EFAULT;
+		if (*dst)
+			return 0;
+		fault = swiw_mr_fault(qp->sdev, qp->ibqp.pd, rx->tkey,
+				      rx->taddr + rx->have, left, rx->taccess);
+		/* Refused a moment ago: one granting it now is one changed. */
+		return swiw_rx_fail(rx, fault ?: SWIW_FAULT_STAG);
 	case SWIW_RX_RQE:
 		/* An SRQ's receive buffers are registered in its PD. */
 		pd = qp->srq ? qp->srq->ibsrq.pd : qp->ibqp.pd;
@@ -292,9 +312,12 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 				return 0;
 			break;
 		}
-		/* swiw_rx_send() checked the room: a bad local STag. */
+		/*
+		 * swiw_rx_send() checked the room: a bad local STag, a
+		 * fault of ours and not of the peer's buffer.
+		 */
 		swiw_rx_rqe_fail(qp, IB_WC_LOC_PROT_ERR);
-		return -EFAULT;
+		return swiw_rx_fail(rx, SWIW_FAULT_LOCAL);
 	default:
 		*dst = scratch;
 		*room = min(left, scratch_len);
@@ -330,7 +353,7 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 		    swiw_mr_inval(qp->sdev, qp->ibqp.pd, rx->inval)) {
 			swiw_complete(qp, true, &rx->rqe, IB_WC_REM_INV_REQ_ERR,
 				      rx->placed, false, 0);
-			return -EACCES;
+			return swiw_rx_fail(rx, SWIW_FAULT_INVAL);
 		}
 		swiw_complete(qp, true, &rx->rqe, IB_WC_SUCCESS, rx->placed,
 			      rx->solicited, rx->inval);
@@ -362,6 +385,21 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 	}
 }
 
+/*
+ * A control word swiw_hdr_len() refused: the layer that parses it first
+ * (DDP, then RDMAP) reports it.  A tagged flag that does not match the
+ * opcode makes the opcode one not expected with it.
+ */
+static enum swiw_fault swiw_rx_ctrl_fault(u16 ctrl)
+{
+	if ((ctrl & SWIW_CTRL_DV_MASK) != SWIW_CTRL_DV)
+		return ctrl & SWIW_CTRL_T ? SWIW_FAULT_DDP_VERSION_T :
+					    SWIW_FAULT_DDP_VERSION;
+	if ((ctrl & SWIW_CTRL_RV_MASK) != SWIW_CTRL_RV)
+		return SWIW_FAULT_RDMAP_VERSION;
+	return SWIW_FAULT_OPCODE;
+}
+
 /* One read of the step the stream is at: 0 when it made progress. */
 static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 {
@@ -369,6 +407,7 @@ static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 	struct swiw_mr *hold;
 	u8 scratch[64];
 	u32 want, room;
+	u16 ctrl;
 	void *dst;
 	int n;
 
@@ -380,9 +419,11 @@ static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 			return n ? n : -ESHUTDOWN;
 		rx->have += n;
 		if (rx->have == SWIW_HDR_MIN) {
-			n = swiw_hdr_len(be16_to_cpu(rx->hdr.u.ctrl));
+			ctrl = be16_to_cpu(rx->hdr.u.ctrl);
+			n = swiw_hdr_len(ctrl);
 			if (n < 0)
-				return n;
+				return swiw_rx_fail(rx,
+						    swiw_rx_ctrl_fault(ctrl));
 			rx->hdr_len = n;
 			if (be16_to_cpu(rx->hdr.u.mpa_len) + 2 < rx->hdr_len)
 				return -EPROTO;
@@ -422,41 +463,53 @@ static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 						  rx->pad);
 			crc = swiw_crc_final(rx->crc);
 			if (memcmp(&crc, rx->trailer + rx->pad, SWIW_CRC_LEN))
-				return -EBADMSG;
+				return swiw_rx_fail(rx, SWIW_FAULT_CRC);
 		}
 		return swiw_rx_done(qp, src->sock);
 	}
 	return -EINVAL;
 }
 
+/* The TERMINATE of each fault (RFC 6580's registries). */
+static const u32 swiw_fault_term[SWIW_FAULT_MAX] = {
+	[SWIW_FAULT_NONE]		= SWIW_TERM_RDMAP_UNSPEC,
+	[SWIW_FAULT_CRC]		= SWIW_TERM_MPA_CRC,
+	[SWIW_FAULT_DDP_VERSION]	= SWIW_TERM_DDP_UT_VERSION,
+	[SWIW_FAULT_DDP_VERSION_T]	= SWIW_TERM_DDP_T_VERSION,
+	[SWIW_FAULT_RDMAP_VERSION]	= SWIW_TERM_RDMAP_VERSION,
+	[SWIW_FAULT_OPCODE]		= SWIW_TERM_RDMAP_OPCODE,
+	[SWIW_FAULT_QN]			= SWIW_TERM_DDP_QN,
+	[SWIW_FAULT_NO_BUF]		= SWIW_TERM_DDP_NO_BUF,
+	[SWIW_FAULT_MSN]		= SWIW_TERM_DDP_MSN,
+	[SWIW_FAULT_MO]			= SWIW_TERM_DDP_MO,
+	[SWIW_FAULT_TOO_LONG]		= SWIW_TERM_DDP_TOO_LONG,
+	[SWIW_FAULT_STAG]		= SWIW_TERM_DDP_STAG,
+	[SWIW_FAULT_BOUNDS]		= SWIW_TERM_DDP_BOUNDS,
+	[SWIW_FAULT_FOREIGN]		= SWIW_TERM_DDP_FOREIGN,
+	[SWIW_FAULT_WRAP]		= SWIW_TERM_DDP_WRAP,
+	/* DDP has no code for rights: RDMAP checks them. */
+	[SWIW_FAULT_ACCESS]		= SWIW_TERM_RDMAP_ACCESS,
+	[SWIW_FAULT_SRC_STAG]		= SWIW_TERM_RDMAP_STAG,
+	[SWIW_FAULT_SRC_BOUNDS]		= SWIW_TERM_RDMAP_BOUNDS,
+	[SWIW_FAULT_SRC_FOREIGN]	= SWIW_TERM_RDMAP_FOREIGN,
+	[SWIW_FAULT_SRC_WRAP]		= SWIW_TERM_RDMAP_WRAP,
+	[SWIW_FAULT_SRC_ACCESS]		= SWIW_TERM_RDMAP_ACCESS,
+	[SWIW_FAULT_INVAL]		= SWIW_TERM_RDMAP_INVAL,
+	[SWIW_FAULT_LOCAL]		= SWIW_TERM_DDP_LOCAL,
+};
+
 /**
  * swiw_rx_term() - The TERMINATE that tells the peer about an error.
- * @err: what the receive path found wrong
+ * @fault: what the receive path (or the answer to a READ request) found
+ *	wrong
  *
- * Return: the TERMINATE control word, or 0 for an end of the stream
- * that needs none (EOF, a reset, the peer's own TERMINATE).
+ * Return: the TERMINATE control word.
  */
-u32 swiw_rx_term(int err)
+u32 swiw_rx_term(enum swiw_fault fault)
 {
-	switch (err) {
-	case -ESHUTDOWN:
-	case -ECONNRESET:
-		return 0;
-	case -EBADMSG:			/* MPA: CRC */
-		return SWIW_TERM(SWIW_TERM_LLP, 0, 0x02);
-	case -EACCES:			/* DDP tagged: invalid STag */
-		return SWIW_TERM(SWIW_TERM_DDP, 1, 0x00);
-	case -EFAULT:			/* DDP tagged: base or bounds */
-		return SWIW_TERM(SWIW_TERM_DDP, 1, 0x01);
-	case -ENOBUFS:			/* DDP untagged: no buffer */
-		return SWIW_TERM(SWIW_TERM_DDP, 2, 0x02);
-	case -EMSGSIZE:			/* DDP untagged: message too long */
-		return SWIW_TERM(SWIW_TERM_DDP, 2, 0x05);
-	case -EOPNOTSUPP:		/* RDMAP remote operation: opcode */
-		return SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x06);
-	default:			/* RDMAP remote operation: unspecified */
-		return SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff);
-	}
+	if (fault >= SWIW_FAULT_MAX)
+		fault = SWIW_FAULT_NONE;
+	return swiw_fault_term[fault];
 }
 
 /* tcp_read_sock()'s actor: parse what the skb has from @off on. */
@@ -549,10 +602,10 @@ void swiw_rx_work(struct work_struct *work)
 	if (ret == -ESHUTDOWN || ret == -ECONNRESET)
 		qp->peer_closed = true;
 	else if (!qp->term)
-		qp->term = swiw_rx_term(ret);
+		qp->term = swiw_rx_term(qp->rx.fault);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (!qp->peer_closed)
-		ibdev_dbg(&qp->sdev->ibdev, "QP %u: inbound error %d\n",
-			  qp->ibqp.qp_num, ret);
+		ibdev_dbg(&qp->sdev->ibdev, "QP %u: inbound error %d (%d)\n",
+			  qp->ibqp.qp_num, ret, qp->rx.fault);
 	swiw_qp_fail(qp);
 }

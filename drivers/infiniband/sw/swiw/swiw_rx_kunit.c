@@ -32,6 +32,9 @@ MODULE_PARM_DESC(fuzz_seed, "seed of the fuzz case");
 
 /* The one memory region: FZ_KEY covers [FZ_BASE, FZ_BASE + FZ_LEN). */
 #define FZ_KEY		0x1234500
+/* STags the lookup refuses for a reason: another PD's, a local one. */
+#define FZ_KEY_PD	0x1234600
+#define FZ_KEY_LOCAL	0x1234700
 #define FZ_BASE		0x10000ULL
 #define FZ_LEN		1024
 #define FZ_NR_RQE	8
@@ -115,6 +118,26 @@ void swiw_uq_release(struct swiw_qp *qp, bool recv, u32 pos)
 int swiw_srq_take(struct swiw_srq *srq, struct swiw_wqe *wqe)
 {
 	return -ENOBUFS;
+}
+
+/* Why swiw_mr_piece() below refused, as swiw_mr.c says it. */
+enum swiw_fault swiw_mr_fault(struct swiw_dev *sdev, struct ib_pd *pd,
+			      u32 key, u64 addr, u32 len, int access)
+{
+	if (addr + len < addr)
+		return SWIW_FAULT_WRAP;
+	switch (key) {
+	case FZ_KEY_PD:
+		return SWIW_FAULT_FOREIGN;
+	case FZ_KEY_LOCAL:
+		return access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ) ?
+		       SWIW_FAULT_ACCESS : SWIW_FAULT_NONE;
+	case FZ_KEY:
+		return addr < FZ_BASE || addr + len > FZ_BASE + FZ_LEN ?
+		       SWIW_FAULT_BOUNDS : SWIW_FAULT_NONE;
+	default:
+		return SWIW_FAULT_STAG;
+	}
 }
 
 /* In pieces of at most 100 bytes, to cross piece boundaries. */
@@ -377,69 +400,258 @@ static void swiw_rx_known_test(struct kunit *test)
 	}
 }
 
+/* An untagged segment of @len bytes, its header fields as given. */
+static void fz_untagged(struct fz_ctx *c, enum swiw_rdmap_op op, u32 inval,
+			u32 qn, u32 msn, u32 mo, u32 len, bool last)
+{
+	union swiw_hdr h = {};
+	u32 hdr_len = sizeof(h.u);
+
+	if (op == SWIW_OP_READ_REQ) {
+		hdr_len = sizeof(h.rreq);
+		h.rreq.sink_stag = cpu_to_be32(0x777);
+		h.rreq.size = cpu_to_be32(len);
+		h.rreq.src_stag = cpu_to_be32(FZ_KEY);
+		h.rreq.src_to = cpu_to_be64(FZ_BASE);
+		len = 0;
+	}
+	h.u.inval_stag = cpu_to_be32(inval);
+	h.u.qn = cpu_to_be32(qn);
+	h.u.msn = cpu_to_be32(msn);
+	h.u.mo = cpu_to_be32(mo);
+	fz_fpdu(c, &h, hdr_len, swiw_ctrl(op, last), fz_data, len);
+}
+
+/* An FPDU of a bare header with control word @ctrl. */
+static void fz_ctrl(struct fz_ctx *c, u16 ctrl, u32 hdr_len)
+{
+	union swiw_hdr h = {};
+
+	fz_fpdu(c, &h, hdr_len, ctrl, NULL, 0);
+}
+
+/* The inbound errors swiw_rx_bad_test() builds, and their TERMINATEs. */
+enum fz_bad {
+	FZ_BAD_BOUNDS,
+	FZ_BAD_STAG,
+	FZ_BAD_PD,
+	FZ_BAD_ACCESS,
+	FZ_BAD_WRAP,
+	FZ_BAD_TOO_LONG,
+	FZ_BAD_MSN,
+	FZ_BAD_MSN_NEXT,
+	FZ_BAD_MO,
+	FZ_BAD_MO_NEXT,
+	FZ_BAD_QN,
+	FZ_BAD_NO_BUF,
+	FZ_BAD_CRC,
+	FZ_BAD_DDP_VERSION,
+	FZ_BAD_DDP_VERSION_T,
+	FZ_BAD_RDMAP_VERSION,
+	FZ_BAD_OPCODE,
+	FZ_BAD_TAGGED,
+	FZ_BAD_MPA_LEN,
+	FZ_BAD_RRESP_NONE,
+	FZ_BAD_RRESP_LONG,
+	FZ_BAD_RRESP_STAG,
+	FZ_BAD_RREQ_QN,
+	FZ_BAD_RREQ_MSN,
+	FZ_BAD_RREQ_MO,
+	FZ_BAD_INVAL,
+	FZ_BAD_LKEY,
+	FZ_BAD_MAX,
+};
+
+/* Layer/type/code as RFC 6580's registries number them. */
+static const u32 fz_bad_term[FZ_BAD_MAX] = {
+	[FZ_BAD_BOUNDS]		= SWIW_TERM(SWIW_TERM_DDP, 1, 0x01),
+	[FZ_BAD_STAG]		= SWIW_TERM(SWIW_TERM_DDP, 1, 0x00),
+	[FZ_BAD_PD]		= SWIW_TERM(SWIW_TERM_DDP, 1, 0x02),
+	[FZ_BAD_ACCESS]		= SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x02),
+	[FZ_BAD_WRAP]		= SWIW_TERM(SWIW_TERM_DDP, 1, 0x03),
+	[FZ_BAD_TOO_LONG]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x05),
+	[FZ_BAD_MSN]		= SWIW_TERM(SWIW_TERM_DDP, 2, 0x03),
+	[FZ_BAD_MSN_NEXT]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x03),
+	[FZ_BAD_MO]		= SWIW_TERM(SWIW_TERM_DDP, 2, 0x04),
+	[FZ_BAD_MO_NEXT]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x04),
+	[FZ_BAD_QN]		= SWIW_TERM(SWIW_TERM_DDP, 2, 0x01),
+	[FZ_BAD_NO_BUF]		= SWIW_TERM(SWIW_TERM_DDP, 2, 0x02),
+	[FZ_BAD_CRC]		= SWIW_TERM(SWIW_TERM_LLP, 0, 0x02),
+	[FZ_BAD_DDP_VERSION]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x06),
+	[FZ_BAD_DDP_VERSION_T]	= SWIW_TERM(SWIW_TERM_DDP, 1, 0x04),
+	[FZ_BAD_RDMAP_VERSION]	= SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x05),
+	[FZ_BAD_OPCODE]		= SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x06),
+	[FZ_BAD_TAGGED]		= SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x06),
+	[FZ_BAD_MPA_LEN]	= SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
+	[FZ_BAD_RRESP_NONE]	= SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x06),
+	[FZ_BAD_RRESP_LONG]	= SWIW_TERM(SWIW_TERM_DDP, 1, 0x01),
+	[FZ_BAD_RRESP_STAG]	= SWIW_TERM(SWIW_TERM_DDP, 1, 0x00),
+	[FZ_BAD_RREQ_QN]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x01),
+	[FZ_BAD_RREQ_MSN]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x03),
+	[FZ_BAD_RREQ_MO]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x04),
+	[FZ_BAD_INVAL]		= SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x09),
+	[FZ_BAD_LKEY]		= SWIW_TERM(SWIW_TERM_DDP, 0, 0x00),
+};
+
 /*
  * Each of these ends the stream before anything completes, with the
  * TERMINATE the close work sends.
  */
 static void swiw_rx_bad_test(struct kunit *test)
 {
-	static const u32 term[] = {
-		SWIW_TERM(SWIW_TERM_DDP, 1, 0x01),
-		SWIW_TERM(SWIW_TERM_DDP, 1, 0x01),
-		SWIW_TERM(SWIW_TERM_DDP, 2, 0x05),
-		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
-		SWIW_TERM(SWIW_TERM_LLP, 0, 0x02),
-		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
-		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
-		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
-		SWIW_TERM(SWIW_TERM_RDMAP, 2, 0xff),
-	};
 	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	union swiw_hdr h = {};
+	union swiw_hdr h;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i < FZ_BAD_MAX; i++) {
 		fz_init(test, c, true);
+		h = (union swiw_hdr){};
 		switch (i) {
-		case 0:		/* a WRITE past the region */
+		case FZ_BAD_BOUNDS:	/* a WRITE past the region */
 			fz_write(c, FZ_KEY, FZ_BASE + FZ_LEN - 10, fz_data, 11);
 			break;
-		case 1:		/* a WRITE with another STag */
+		case FZ_BAD_STAG:	/* a WRITE with another key */
 			fz_write(c, FZ_KEY + 1, FZ_BASE, fz_data, 8);
 			break;
-		case 2:		/* a SEND larger than the receive */
+		case FZ_BAD_PD:		/* with another PD's STag */
+			fz_write(c, FZ_KEY_PD, FZ_BASE, fz_data, 8);
+			break;
+		case FZ_BAD_ACCESS:	/* to a read-only STag */
+			fz_write(c, FZ_KEY_LOCAL, FZ_BASE, fz_data, 8);
+			break;
+		case FZ_BAD_WRAP:	/* a tagged offset that wraps */
+			fz_write(c, FZ_KEY, U64_MAX - 3, fz_data, 8);
+			break;
+		case FZ_BAD_TOO_LONG:	/* a SEND larger than the receive */
 			fz_send(c, fz_data, 129, 200);
 			break;
-		case 3:		/* a SEND with the wrong MSN */
+		case FZ_BAD_MSN:	/* a SEND with the wrong MSN */
 			c->msn = 2;
 			fz_send(c, fz_data, 10, 200);
 			break;
-		case 4:		/* a bad CRC */
+		case FZ_BAD_MSN_NEXT:	/* a segment of another message */
+			fz_untagged(c, SWIW_OP_SEND, 0, 0, 1, 0, 8, false);
+			fz_untagged(c, SWIW_OP_SEND, 0, 0, 2, 8, 8, true);
+			break;
+		case FZ_BAD_MO:		/* a new SEND not at offset 0 */
+			fz_untagged(c, SWIW_OP_SEND, 0, 0, 1, 4, 8, true);
+			break;
+		case FZ_BAD_MO_NEXT:	/* a gap in a SEND */
+			fz_untagged(c, SWIW_OP_SEND, 0, 0, 1, 0, 8, false);
+			fz_untagged(c, SWIW_OP_SEND, 0, 0, 1, 12, 8, true);
+			break;
+		case FZ_BAD_QN:		/* a SEND on queue 1 */
+			fz_untagged(c, SWIW_OP_SEND, 0, 1, 1, 0, 8, true);
+			break;
+		case FZ_BAD_NO_BUF:	/* a SEND with no receive posted */
+			c->qp.rq.head = 0;
+			fz_send(c, fz_data, 10, 200);
+			break;
+		case FZ_BAD_CRC:
 			fz_send(c, fz_data, 10, 200);
 			c->stream[c->len - 1] ^= 1;
 			break;
-		case 5:		/* DDP version 2 */
-			h = (union swiw_hdr){};
-			fz_fpdu(c, &h, sizeof(h.u), 0x4243, NULL, 0);
+		case FZ_BAD_DDP_VERSION:	/* 2, untagged */
+			fz_ctrl(c, 0x4243, sizeof(h.u));
 			break;
-		case 6:		/* an MPA length shorter than the header */
+		case FZ_BAD_DDP_VERSION_T:	/* 2, tagged */
+			fz_ctrl(c, 0xc240, sizeof(h.t));
+			break;
+		case FZ_BAD_RDMAP_VERSION:	/* 2 */
+			fz_ctrl(c, 0x4183, sizeof(h.u));
+			break;
+		case FZ_BAD_OPCODE:	/* 8, immediate data */
+			fz_ctrl(c, 0x4148, sizeof(h.u));
+			break;
+		case FZ_BAD_TAGGED:	/* a tagged SEND */
+			fz_ctrl(c, 0xc143, sizeof(h.t));
+			break;
+		case FZ_BAD_MPA_LEN:	/* shorter than the header */
 			fz_send(c, fz_data, 10, 200);
 			c->stream[1] = 4;
 			break;
-		case 7:		/* a READ response nobody asked for */
+		case FZ_BAD_RRESP_NONE:	/* a READ response nobody asked for */
 			c->qp.sq.next = 0;
 			fz_read_resp(c, fz_data, 64);
 			break;
-		case 8:		/* a READ response longer than the READ */
+		case FZ_BAD_RRESP_LONG:	/* longer than the READ */
 			fz_read_resp(c, fz_data, 65);
+			break;
+		case FZ_BAD_RRESP_STAG:	/* at another STag than its sink */
+			h.t.stag = cpu_to_be32(FZ_KEY + 1);
+			h.t.to = cpu_to_be64(c->sq[0].sge[0].addr);
+			fz_fpdu(c, &h, sizeof(h.t),
+				swiw_ctrl(SWIW_OP_READ_RESP, true), fz_data, 64);
+			break;
+		case FZ_BAD_RREQ_QN:	/* a READ request on queue 0 */
+			fz_untagged(c, SWIW_OP_READ_REQ, 0, SWIW_QN_SEND, 1, 0,
+				    16, true);
+			break;
+		case FZ_BAD_RREQ_MSN:
+			fz_untagged(c, SWIW_OP_READ_REQ, 0, SWIW_QN_READ_REQ, 2,
+				    0, 16, true);
+			break;
+		case FZ_BAD_RREQ_MO:
+			fz_untagged(c, SWIW_OP_READ_REQ, 0, SWIW_QN_READ_REQ, 1,
+				    4, 16, true);
+			break;
+		case FZ_BAD_INVAL:	/* SEND with invalidate: not an MR */
+			fz_untagged(c, SWIW_OP_SEND_INV, FZ_KEY + 1, 0, 1, 0, 8,
+				    true);
+			break;
+		case FZ_BAD_LKEY:	/* our receive's lkey does not grant it */
+			c->rq[0].sge[0].lkey = FZ_KEY + 1;
+			fz_send(c, fz_data, 10, 200);
 			break;
 		}
 		fz_run(test, c);
 		KUNIT_EXPECT_EQ_MSG(test, fz.recv_ok, 0, "case %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, fz.send_done, 0, "case %d", i);
 		KUNIT_EXPECT_FALSE_MSG(test, c->qp.peer_closed, "case %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, c->qp.term, term[i], "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, c->qp.term, fz_bad_term[i],
+				    "case %d: %u/%u/0x%02x", i,
+				    SWIW_TERM_LAYER(c->qp.term),
+				    SWIW_TERM_ETYPE(c->qp.term),
+				    SWIW_TERM_ECODE(c->qp.term));
+		fz_fini(c);
+	}
+}
+
+/*
+ * A READ request whose source STag does not grant the READ: no response
+ * goes out, and the QP fails with the RDMAP remote protection error the
+ * close work then sends.
+ */
+static void swiw_rx_read_src_test(struct kunit *test)
+{
+	static const struct {
+		u32 stag;
+		u64 to;
+		u32 term;
+	} src[] = {
+		{ FZ_KEY + 1, FZ_BASE, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x00) },
+		{ FZ_KEY, FZ_BASE + FZ_LEN - 8, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x01) },
+		{ FZ_KEY_LOCAL, FZ_BASE, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x02) },
+		{ FZ_KEY_PD, FZ_BASE, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x03) },
+		{ FZ_KEY, U64_MAX - 3, SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x04) },
+	};
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct swiw_rreq rr = { .sink_stag = 0x777, .size = 16 };
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < ARRAY_SIZE(src); i++) {
+		fz_init(test, c, true);
+		rr.src_stag = src[i].stag;
+		rr.src_to = src[i].to;
+		KUNIT_EXPECT_EQ_MSG(test, swiw_tx_read_resp(&c->qp, c->srv, &rr),
+				    -EFAULT, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, c->qp.term, src[i].term,
+				    "case %d: %u/%u/0x%02x", i,
+				    SWIW_TERM_LAYER(c->qp.term),
+				    SWIW_TERM_ETYPE(c->qp.term),
+				    SWIW_TERM_ECODE(c->qp.term));
 		fz_fini(c);
 	}
 }
@@ -582,6 +794,7 @@ static void swiw_rx_suite_exit(struct kunit_suite *suite)
 static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_known_test),
 	KUNIT_CASE(swiw_rx_bad_test),
+	KUNIT_CASE(swiw_rx_read_src_test),
 	KUNIT_CASE(swiw_rx_reset_test),
 	KUNIT_CASE(swiw_rx_terminate_test),
 	KUNIT_CASE(swiw_rx_fuzz_test),

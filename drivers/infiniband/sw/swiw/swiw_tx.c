@@ -352,8 +352,27 @@ static int swiw_tx_read_resp(struct swiw_qp *qp, struct socket *sock,
 		.bytes = rr->size,
 	};
 
+	enum swiw_fault fault;
+	unsigned long flags;
+	u32 term;
+	int ret;
+
 	m.hdr.t.stag = cpu_to_be32(rr->sink_stag);
-	return swiw_tx_message(qp, sock, &m);
+	ret = swiw_tx_message(qp, sock, &m);
+	if (ret != -EFAULT)
+		return ret;
+	/*
+	 * The source STag does not grant the READ: the peer hears why
+	 * (RDMAP remote protection error) when the QP fails on this.
+	 */
+	fault = swiw_mr_fault(qp->sdev, qp->ibqp.pd, rr->src_stag, rr->src_to,
+			      rr->size, IB_ACCESS_REMOTE_READ);
+	term = swiw_rx_term(swiw_fault_src(fault));
+	spin_lock_irqsave(&qp->lock, flags);
+	if (!qp->term)
+		qp->term = term;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return ret;
 }
 
 /**
