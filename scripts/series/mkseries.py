@@ -151,6 +151,9 @@ def build(s):
     s.rm([CORE + '/' + f for f in ('iwcm.c', 'iwcm.h', 'iwpm_msg.c',
                                    'iwpm_util.c', 'iwpm_util.h')])
     sub_re(mk, r'^iw_cm-y :=.*?\n', wrap('iw_cm-y :=\t\t\t', iw, '\t\t\t\t'))
+    # iwcm_mpa.c's TERMINATE FPDU takes its CRC32c from lib/crc32.c.
+    sub(s.path('drivers/infiniband/Kconfig'), '\tselect DIMLIB\n',
+        '\tselect DIMLIB\n\tselect CRC32\n')
     maint_entry(s.path('MAINTAINERS'), 'IWARP CONNECTION MANAGER (iw_cm)',
                 'M:\t%s\nL:\tlinux-rdma@vger.kernel.org\nS:\tMaintained\n'
                 'F:\tdrivers/infiniband/core/iwcm_*\n'

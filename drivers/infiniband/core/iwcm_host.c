@@ -548,6 +548,22 @@ static int iwh_attach(struct iwh_ep *ep, struct ib_qp *qp,
 	return 0;
 }
 
+/*
+ * The responder accepted, so it is in FPDU mode, but this end cannot go
+ * on: tell it why (RFC 6581) before the close.  Best effort: the close
+ * follows whatever the send says, and a peer that reset the stream
+ * already needs no reason.
+ */
+static void iwh_send_terminate(struct iwh_ep *ep, u8 ecode, bool crc)
+{
+	u8 fpdu[IWCM_MPA_TERM_LEN];
+	int len;
+
+	len = iwcm_mpa_terminate(fpdu, sizeof(fpdu), ecode, crc);
+	if (len > 0)
+		iwh_send(ep, fpdu, len);
+}
+
 /* An active endpoint's failure: CONNECT_REPLY with @status, and close. */
 static void iwh_connect_fail(struct iwh_ep *ep, int status,
 			     const struct iwcm_mpa_frame *rep)
@@ -613,9 +629,15 @@ static void iwh_recv_reply(struct iwh_ep *ep)
 				 -EPROTO : ret, NULL);
 		return;
 	}
-	ret = iwcm_mpa_decode(ep->buf, ep->got, IWCM_MPA_REP, &rep) ?:
-	      iwcm_mpa_reply(&ep->req, &rep, &ep->me, &res);
+	ret = iwcm_mpa_decode(ep->buf, ep->got, IWCM_MPA_REP, &rep);
 	if (ret) {
+		iwh_connect_fail(ep, ret, NULL);
+		return;
+	}
+	ret = iwcm_mpa_reply(&ep->req, &rep, &ep->me, &res);
+	if (ret) {
+		if (res.term)
+			iwh_send_terminate(ep, res.term, res.crc);
 		iwh_connect_fail(ep, ret, ret == -ECONNREFUSED ? &rep : NULL);
 		return;
 	}

@@ -690,14 +690,60 @@ static struct socket *hq_raw_listen(struct kunit *test, u16 *port)
 	return s;
 }
 
-/* Hostile responders: silence, garbage, a reply that answers nothing. */
+/*
+ * After the event, what the initiator sent the responder: a TERMINATE
+ * FPDU with layer LLP, type MPA, @code and the CRC field @crc (RFC 5040,
+ * 5044, 6581), then the close; with @code 0, the close only.
+ */
+static void hq_expect_term(struct kunit *test, struct socket *s, u8 code,
+			   const u8 *crc, const char *what)
+{
+	static const u8 hdr[24] = {
+		0x00, 0x16,		/* MPA length: 22 */
+		0x41, 0x47,		/* L, DDP v1, RDMAP v1, TERMINATE */
+		0, 0, 0, 0,		/* reserved */
+		0, 0, 0, 2,		/* queue 2 */
+		0, 0, 0, 1,		/* MSN 1 */
+		0, 0, 0, 0,		/* MO 0 */
+		0x20, 0, 0, 0,		/* layer LLP, type MPA; no header */
+	};
+	u8 buf[32];
+	int n;
+
+	/* Not an assertion: the caller must still release what it has. */
+	if (code) {
+		n = hq_recv(s, buf, 28);
+		KUNIT_EXPECT_EQ_MSG(test, n, 28, "%s: no TERMINATE", what);
+		if (n != 28)
+			return;
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf, hdr, 21), 0, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, buf[21], code, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf + 22, hdr + 22, 2), 0,
+				    "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf + 24, crc, 4), 0,
+				    "%s: CRC", what);
+	}
+	n = hq_recv(s, buf, sizeof(buf));
+	KUNIT_EXPECT_TRUE_MSG(test, n == 0 || n == -ECONNRESET,
+			      "%s: read %d", what, n);
+}
+
+/*
+ * Hostile responders: silence, garbage, a reply that answers nothing,
+ * and replies that accept with what this end cannot take.  Once the
+ * responder accepted it sends FPDUs, and is owed a TERMINATE saying
+ * why the initiator goes no further.
+ */
 static void hq_hostile_reply_test(struct kunit *test)
 {
+	static const u8 no_crc[4], ird_crc[4] = { 0x65, 0x40, 0xfb, 0x1b };
 	static const struct {
 		const char *what;
 		u8 reply[24];
 		int len;
 		int status;
+		u8 term;
+		const u8 *crc;
 	} cases[] = {
 		{ "silence", {}, 0, -ETIMEDOUT },
 		{ "garbage", "HTTP/1.1 400 Bad\r\n\r\n", 20, -EPROTO },
@@ -705,6 +751,19 @@ static void hq_hostile_reply_test(struct kunit *test)
 		  -EPROTO },
 		{ "markers", "MPA ID Rep Frame\x90\x02\x00\x04", 24,
 		  -EOPNOTSUPP },
+		{ "reject", "MPA ID Rep Frame\x30\x02\x00\x04", 24,
+		  -ECONNREFUSED },
+		/* ORD 17: over the 16 this end's IRD can be raised to. */
+		{ "insufficient IRD",
+		  "MPA ID Rep Frame\x10\x02\x00\x04\x00\x04\x00\x11", 24,
+		  -ENOBUFS, 0x06, no_crc },
+		{ "insufficient IRD, CRC",
+		  "MPA ID Rep Frame\x50\x02\x00\x04\x00\x04\x00\x11", 24,
+		  -ENOBUFS, 0x06, ird_crc },
+		/* A WRITE RTR for a request that asked for none. */
+		{ "RTR not asked for",
+		  "MPA ID Rep Frame\x10\x02\x00\x04\x80\x04\x80\x02", 24,
+		  -EPROTO, 0x07, no_crc },
 		{ "no word", "MPA ID Rep Frame\x00\x02\x00\x00", 20, 0 },
 	};
 	struct hq_fixture *fx = test->priv;
@@ -733,6 +792,10 @@ static void hq_hostile_reply_test(struct kunit *test)
 				    "%s", cases[i].what);
 		KUNIT_EXPECT_EQ_MSG(test, ev->status, cases[i].status, "%s",
 				    cases[i].what);
+		/* Failed: a TERMINATE if the RFCs want one, and a close. */
+		if (cases[i].status)
+			hq_expect_term(test, s, cases[i].term, cases[i].crc,
+				       cases[i].what);
 		sock_release(s);
 		iw_destroy_cm_id(a);
 		hq_release(&fx->hd->qp[0], false);

@@ -18,6 +18,7 @@
  * no flag, and reports what is wrong with a distinct errno.
  */
 #include <linux/bitops.h>
+#include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -363,12 +364,20 @@ int iwcm_mpa_reject(const struct iwcm_mpa_frame *req, const u8 *pdata,
  * anyway, or revision 2 without H) leaves IRD and ORD as they are, but
  * cannot complete a peer-to-peer setup.
  *
+ * On an error @res->term says whether the initiator owes the responder
+ * a TERMINATE.  A reply that accepts (no R, no markers, a revision this
+ * end speaks) has put the responder in FPDU mode, and RFC 6581 wants
+ * the initiator to tell it why it goes no further:
+ * IWCM_MPA_TERM_INSUFF_IRD or IWCM_MPA_TERM_NO_RTR.  Anything else
+ * (a reject, markers, a revision we do not speak) is not a stream in
+ * FPDU mode as this end frames it: IWCM_MPA_TERM_NONE, just close.
+ *
  * Return: 0; -ECONNREFUSED if the responder rejected (its private data
  * says why); -EOPNOTSUPP if it wants markers; -ENOBUFS if its ORD is
  * over what this end's IRD can be raised to (RFC 6581's "insufficient
  * IRD"); -EPROTO for any other reply that does not answer @req: a
  * revision above the request's, the word where none was asked for, no
- * single RTR out of those offered.
+ * single RTR out of those offered, peer-to-peer not as asked.
  */
 int iwcm_mpa_reply(const struct iwcm_mpa_frame *req,
 		   const struct iwcm_mpa_frame *rep,
@@ -377,6 +386,7 @@ int iwcm_mpa_reply(const struct iwcm_mpa_frame *req,
 {
 	u16 ird_max = max(me->ird, me->ird_max);
 
+	memset(res, 0, sizeof(*res));
 	if (rep->rev < 1 || rep->rev > req->rev)
 		return -EPROTO;
 	if (rep->reject)
@@ -391,15 +401,24 @@ int iwcm_mpa_reply(const struct iwcm_mpa_frame *req,
 		.ird = me->ird,
 		.ord = me->ord,
 	};
-	if (!rep->enhanced)
-		return req->p2p ? -EPROTO : 0;
+	/* From here on the responder sends FPDUs: a failure TERMINATEs. */
+	if (!rep->enhanced) {
+		if (!req->p2p)
+			return 0;
+		res->term = IWCM_MPA_TERM_NO_RTR;
+		return -EPROTO;
+	}
 
 	res->ord = min(me->ord, rep->ird);
 	if (rep->ord > res->ird) {
-		if (rep->ord > min_t(u16, ird_max, IWCM_MPA_IRD_ORD_MAX))
+		if (rep->ord > min_t(u16, ird_max, IWCM_MPA_IRD_ORD_MAX)) {
+			res->term = IWCM_MPA_TERM_INSUFF_IRD;
 			return -ENOBUFS;
+		}
 		res->ird = rep->ord;
 	}
+	/* What can still go wrong is the RTR. */
+	res->term = IWCM_MPA_TERM_NO_RTR;
 	if (rep->p2p != req->p2p)
 		return -EPROTO;
 	if (req->p2p) {
@@ -409,5 +428,50 @@ int iwcm_mpa_reply(const struct iwcm_mpa_frame *req,
 		res->p2p = true;
 		res->rtr = rep->rtr;
 	}
+	res->term = IWCM_MPA_TERM_NONE;
 	return 0;
+}
+
+#define MPA_TERM_ULPDU_LEN	(IWCM_MPA_TERM_LEN - 2 - 4)	/* MPA len, CRC */
+#define MPA_TERM_CTRL		0x4147	/* L, DDP v1, RDMAP v1, TERMINATE */
+#define MPA_TERM_QN		2	/* RFC 5040's TERMINATE queue */
+#define MPA_TERM_LAYER_LLP	2
+#define MPA_TERM_ETYPE_MPA	0
+
+/**
+ * iwcm_mpa_terminate - Encode a TERMINATE FPDU for an MPA error.
+ * @buf: where
+ * @size: room at @buf, at least IWCM_MPA_TERM_LEN
+ * @ecode: the error code, an enum iwcm_mpa_term_code
+ * @crc: MPA CRC32c was negotiated
+ *
+ * RFC 5040: the message of untagged queue 2, MSN 1 (the first on that
+ * queue), offset 0, last segment; its control word says layer LLP,
+ * error type MPA, @ecode, and no header attached (M, D and R clear)
+ * since no FPDU of the peer's is at fault.  RFC 5044 frames it: no pad
+ * is needed, then the CRC field, the CRC32c of the FPDU when negotiated
+ * (its bytes least significant first, as the provider's FPDUs carry
+ * it), else zero.
+ *
+ * Return: IWCM_MPA_TERM_LEN, or -ENOSPC.
+ */
+int iwcm_mpa_terminate(u8 *buf, size_t size, u8 ecode, bool crc)
+{
+	u32 sum = 0;
+
+	if (size < IWCM_MPA_TERM_LEN)
+		return -ENOSPC;
+	memset(buf, 0, IWCM_MPA_TERM_LEN);
+	put_unaligned_be16(MPA_TERM_ULPDU_LEN, buf);
+	put_unaligned_be16(MPA_TERM_CTRL, buf + 2);
+	/* bytes 4-7 reserved: zero */
+	put_unaligned_be32(MPA_TERM_QN, buf + 8);
+	put_unaligned_be32(1, buf + 12);
+	/* bytes 16-19 MO: zero */
+	put_unaligned_be32(MPA_TERM_LAYER_LLP << 28 | MPA_TERM_ETYPE_MPA << 24 |
+			   (u32)ecode << 16, buf + 20);
+	if (crc)
+		sum = ~__crc32c_le(~0U, buf, IWCM_MPA_TERM_LEN - 4);
+	put_unaligned_le32(sum, buf + IWCM_MPA_TERM_LEN - 4);
+	return IWCM_MPA_TERM_LEN;
 }

@@ -17,6 +17,19 @@
 #define IWCM_MPA_FRAME_MAX	(IWCM_MPA_HDR_LEN + IWCM_MPA_PDATA_MAX)
 #define IWCM_MPA_IRD_ORD_MAX	0x3fff	/* 14 bits each */
 
+/*
+ * A TERMINATE FPDU with no header attached: MPA length, DDP/RDMAP
+ * untagged header, TERMINATE control word, no pad, CRC field.
+ */
+#define IWCM_MPA_TERM_LEN	28
+
+/* Error codes of TERMINATE layer LLP, error type MPA (RFC 5044, 6581). */
+enum iwcm_mpa_term_code {
+	IWCM_MPA_TERM_NONE		= 0,	/* close, send nothing */
+	IWCM_MPA_TERM_INSUFF_IRD	= 0x06,	/* insufficient IRD */
+	IWCM_MPA_TERM_NO_RTR		= 0x07,	/* no matching RTR option */
+};
+
 enum iwcm_mpa_kind {
 	IWCM_MPA_REQ,
 	IWCM_MPA_REP,
@@ -76,6 +89,7 @@ struct iwcm_mpa_result {
 	u8 rtr;		/* the one RTR the initiator sends, with @p2p */
 	u16 ird;
 	u16 ord;
+	u8 term;	/* on an iwcm_mpa_reply() error: enum iwcm_mpa_term_code */
 };
 
 int iwcm_mpa_request(const struct iwcm_mpa_local *me, const u8 *pdata,
@@ -97,5 +111,6 @@ int iwcm_mpa_decode(const u8 *buf, size_t len, enum iwcm_mpa_kind kind,
 		    struct iwcm_mpa_frame *f);
 int iwcm_mpa_encode(u8 *buf, size_t size, enum iwcm_mpa_kind kind,
 		    const struct iwcm_mpa_frame *f);
+int iwcm_mpa_terminate(u8 *buf, size_t size, u8 ecode, bool crc);
 
 #endif /* IWCM_MPA_H */

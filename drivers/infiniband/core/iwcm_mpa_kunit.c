@@ -450,27 +450,36 @@ static void mpa_reply_bad_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, iwcm_mpa_reply(&req, &good, &me, &res), 0);
 	KUNIT_EXPECT_EQ(test, res.rtr, IWCM_MPA_RTR_WRITE);
 
-#define BAD(field, value, err) do {					\
+/* The error, and the TERMINATE the responder gets for it. */
+#define BAD(field, value, err, term_code) do {				\
 		rep = good;						\
 		rep.field = value;					\
 		KUNIT_EXPECT_EQ_MSG(test, iwcm_mpa_reply(&req, &rep, &me,	\
 							 &res), err,	\
 				    #field " = " #value);		\
+		KUNIT_EXPECT_EQ_MSG(test, res.term, term_code,		\
+				    #field " = " #value);		\
 	} while (0)
-	BAD(rev, 0, -EPROTO);
-	BAD(rev, 3, -EPROTO);
-	BAD(reject, true, -ECONNREFUSED);
-	BAD(markers, true, -EOPNOTSUPP);
-	BAD(ord, 5, -ENOBUFS);		/* over ird_max */
-	BAD(p2p, false, -EPROTO);
-	BAD(rtr, 0, -EPROTO);
-	BAD(rtr, IWCM_MPA_RTR_SEND, -EPROTO);		/* not offered */
-	BAD(rtr, IWCM_MPA_RTR_READ | IWCM_MPA_RTR_WRITE, -EPROTO);
-	BAD(enhanced, false, -EPROTO);	/* peer-to-peer needs the word */
-	BAD(ird, 0, 0);			/* no ORD left: WRITE needs none */
+	/* No FPDU mode: nothing but a close. */
+	BAD(rev, 0, -EPROTO, IWCM_MPA_TERM_NONE);
+	BAD(rev, 3, -EPROTO, IWCM_MPA_TERM_NONE);
+	BAD(reject, true, -ECONNREFUSED, IWCM_MPA_TERM_NONE);
+	BAD(markers, true, -EOPNOTSUPP, IWCM_MPA_TERM_NONE);
+	/* An accepting reply this end cannot take: RFC 6581's codes. */
+	BAD(ord, 5, -ENOBUFS, IWCM_MPA_TERM_INSUFF_IRD);	/* over ird_max */
+	BAD(p2p, false, -EPROTO, IWCM_MPA_TERM_NO_RTR);
+	BAD(rtr, 0, -EPROTO, IWCM_MPA_TERM_NO_RTR);
+	BAD(rtr, IWCM_MPA_RTR_SEND, -EPROTO,
+	    IWCM_MPA_TERM_NO_RTR);		/* not offered */
+	BAD(rtr, IWCM_MPA_RTR_READ | IWCM_MPA_RTR_WRITE, -EPROTO,
+	    IWCM_MPA_TERM_NO_RTR);
+	BAD(enhanced, false, -EPROTO,
+	    IWCM_MPA_TERM_NO_RTR);	/* peer-to-peer needs the word */
+	BAD(ird, 0, 0, IWCM_MPA_TERM_NONE);	/* WRITE needs no ORD */
 	good.rtr = IWCM_MPA_RTR_READ;
-	BAD(ird, 0, -EPROTO);		/* leaves no ORD for the READ */
-	BAD(ord, 4, 0);			/* IRD raised to 4 */
+	BAD(ird, 0, -EPROTO,
+	    IWCM_MPA_TERM_NO_RTR);	/* leaves no ORD for the READ */
+	BAD(ord, 4, 0, IWCM_MPA_TERM_NONE);	/* IRD raised to 4 */
 	KUNIT_EXPECT_EQ(test, res.ird, 4);
 #undef BAD
 
@@ -486,10 +495,51 @@ static void mpa_reply_bad_test(struct kunit *test)
 	rep = good;
 	KUNIT_EXPECT_EQ(test, iwcm_mpa_reply(&plain_req, &rep, &me, &res),
 			-EPROTO);	/* peer-to-peer not asked for */
+	KUNIT_EXPECT_EQ(test, res.term, IWCM_MPA_TERM_NO_RTR);
 	plain_req.enhanced = false;
 	plain_req.rev = 1;
 	KUNIT_EXPECT_EQ(test, iwcm_mpa_reply(&plain_req, &rep, &me, &res),
 			-EPROTO);	/* a word not asked for */
+}
+
+/*
+ * The TERMINATE FPDU byte for byte (RFC 5040, RFC 5044): MPA length
+ * 22, control word L|DDP v1|RDMAP v1|TERMINATE, queue 2, MSN 1, MO 0,
+ * layer LLP, type MPA, the code, no header; CRC32c (computed apart from
+ * the kernel's, as a check value) or zero.
+ */
+static void mpa_terminate_test(struct kunit *test)
+{
+	static const u8 insuff_ird[IWCM_MPA_TERM_LEN] = {
+		0x00, 0x16, 0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2,
+		0, 0, 0, 1, 0, 0, 0, 0, 0x20, 0x06, 0x00, 0x00,
+		0x65, 0x40, 0xfb, 0x1b,
+	};
+	static const u8 no_rtr_crc[4] = { 0x1b, 0xd2, 0xba, 0xbe };
+	u8 buf[IWCM_MPA_TERM_LEN + 1];
+
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_terminate(buf, sizeof(buf),
+						 IWCM_MPA_TERM_INSUFF_IRD, true),
+			IWCM_MPA_TERM_LEN);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, insuff_ird, IWCM_MPA_TERM_LEN), 0);
+
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_terminate(buf, sizeof(buf),
+						 IWCM_MPA_TERM_NO_RTR, true),
+			IWCM_MPA_TERM_LEN);
+	KUNIT_EXPECT_EQ(test, buf[21], IWCM_MPA_TERM_NO_RTR);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 24, no_rtr_crc, 4), 0);
+
+	/* Without CRC the field is there, zero. */
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_terminate(buf, sizeof(buf),
+						 IWCM_MPA_TERM_INSUFF_IRD,
+						 false),
+			IWCM_MPA_TERM_LEN);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, insuff_ird, 24), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(buf + 24), 0U);
+
+	KUNIT_EXPECT_EQ(test, iwcm_mpa_terminate(buf, IWCM_MPA_TERM_LEN - 1,
+						 IWCM_MPA_TERM_NO_RTR, false),
+			-ENOSPC);
 }
 
 /* @in through the wire codec into @out (pointing into @buf). */
@@ -721,6 +771,7 @@ static struct kunit_case iwcm_mpa_cases[] = {
 	KUNIT_CASE(mpa_answer_rtr_test),
 	KUNIT_CASE(mpa_reject_test),
 	KUNIT_CASE(mpa_reply_bad_test),
+	KUNIT_CASE(mpa_terminate_test),
 	KUNIT_CASE(mpa_negotiate_random_test),
 	KUNIT_CASE(mpa_fuzz_test),
 	{}

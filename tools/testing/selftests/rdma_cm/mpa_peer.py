@@ -10,8 +10,13 @@
 # not checked).  Prints one line per step; exits 0 only if all went.
 # With "v1" it plays a peer that speaks only MPA revision 1 and, as RFC
 # 5044 lets it, closes the stream on a request of another revision.
+# With "ird" it accepts a revision 2 request with an ORD of 16383, more
+# than any initiator's IRD, and expects what RFC 6581 asks of an
+# initiator that cannot take it: a TERMINATE FPDU (RFC 5040: queue 2,
+# MSN 1, MO 0, layer LLP, type MPA, code 0x06 "insufficient IRD", no
+# header attached; RFC 5044 framing, CRC word as zero), then the close.
 #
-# usage: mpa_peer.py ADDR PORT [v1]
+# usage: mpa_peer.py ADDR PORT [v1|ird]
 
 import socket
 import struct
@@ -22,6 +27,10 @@ KEY_REP = b"MPA ID Rep Frame"
 FLAG_M, FLAG_C, FLAG_H = 0x80, 0x40, 0x10
 DDP_LAST_V1 = 0x41		# untagged, last segment, DDP version 1
 RDMAP_SEND_V1 = 0x43		# RDMAP version 1, opcode SEND
+RDMAP_TERM_V1 = 0x47		# RDMAP version 1, opcode TERMINATE
+QN_TERMINATE = 2
+TERM_INSUFF_IRD = 0x20060000	# layer LLP, type MPA, code 0x06; no M/D/R
+IRD_ORD_MAX = 0x3fff
 DDP_UNTAGGED_HDR = 18		# the two control bytes, STag, QN, MSN, MO
 SIZE = 100			# ucmatose's default message size
 
@@ -43,9 +52,45 @@ def fpdu_send(msn, payload):
     return struct.pack(">H", len(ulpdu)) + ulpdu + bytes(pad) + bytes(4)
 
 
+def unacceptable_ord(s, flags, rev):
+    if rev != 2 or not flags & FLAG_H:
+        print("no IRD/ORD word to answer", flush=True)
+        return 1
+    rep_pd = struct.pack(">HH", 1, IRD_ORD_MAX)
+    s.sendall(KEY_REP + bytes([FLAG_H, 2]) + struct.pack(">H", len(rep_pd)) +
+              rep_pd)
+    print(f"sent a reply with ORD {IRD_ORD_MAX}", flush=True)
+    try:
+        f = recv_exact(s, 28)
+    except (EOFError, ConnectionResetError) as e:
+        print(f"no TERMINATE: {e}", flush=True)
+        return 1
+    ulen, ddp, rdmap, _rsvd, qn, msn, mo, term = struct.unpack(">HBBIIIII",
+                                                                f[:24])
+    print(f"got an FPDU: ulpdu {ulen} ddp {ddp:#x} rdmap {rdmap:#x} "
+          f"qn {qn} msn {msn} mo {mo} terminate {term:#010x} "
+          f"crc {f[24:].hex()}", flush=True)
+    if (ulen, ddp, rdmap, qn, msn, mo, term) != (22, DDP_LAST_V1,
+                                                 RDMAP_TERM_V1, QN_TERMINATE,
+                                                 1, 0, TERM_INSUFF_IRD):
+        print("not the TERMINATE expected", flush=True)
+        return 1
+    try:
+        rest = s.recv(64)
+    except ConnectionResetError:
+        rest = b""
+    s.close()
+    if rest:
+        print(f"more after the TERMINATE: {rest.hex()}", flush=True)
+        return 1
+    print("ok", flush=True)
+    return 0
+
+
 def main():
     addr, port = sys.argv[1], int(sys.argv[2])
     v1_only = sys.argv[3:] == ["v1"]
+    ird = sys.argv[3:] == ["ird"]
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((addr, port))
@@ -68,6 +113,9 @@ def main():
         s.close()
         print(f"closed: revision {rev} is not 1", flush=True)
         return 1
+
+    if ird:
+        return unacceptable_ord(s, flags, rev)
 
     # Revision 2 (enhanced): IRD and ORD words, no peer-to-peer.
     rep_pd = struct.pack(">HH", 1, 1) if flags & FLAG_H else b""

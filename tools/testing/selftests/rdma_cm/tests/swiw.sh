@@ -130,6 +130,7 @@ test_swiw() {
 		swiw_ucmatose 7473 100 &&
 		swiw_early_fpdu 7474 &&
 		swiw_mpa_v1 7476 &&
+		swiw_term_ird 7479 &&
 		swiw_qp_owner 7475 &&
 		swiw_flood_cases
 	swiw_teardown
@@ -258,6 +259,29 @@ swiw_early_fpdu() { # PORT [v1]
 	expect_out "$c" '^return status 0$'
 	expect_rc "$p" 0
 	expect_out "$p" '^ok$' "swiw sent no SEND after the early FPDU"
+	! failed
+}
+
+# An MPA reply that accepts with an ORD no IRD of swiw's meets (RFC
+# 6581): the connect fails as before, and the responder, which the
+# reply put in FPDU mode, gets a TERMINATE "insufficient IRD" first.
+swiw_term_ird() { # PORT
+	local deadline p=swiw-mpapeer-ird c=swiw-term-ird
+
+	bg "$p" 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$1" ird
+	deadline=$((SECONDS + $(tmo 30)))
+	until grep -q '^listening$' "$p.out" 2> /dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[$p]}"; then
+			fail "mpa_peer.py never listened"
+			break
+		fi
+		nap 0.2
+	done
+	run "$c" 60 ucmatose -s "$SWIW_ADDR" -p "$1" -c 1 -C 1
+	wait_bg "$p" 30
+	expect_rc_fail "$c"
+	expect_rc "$p" 0
+	expect_out "$p" '^ok$' "no TERMINATE after an unacceptable MPA reply"
 	! failed
 }
 
