@@ -10,6 +10,7 @@
 
 #include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/uio.h>
 #include <linux/refcount.h>
@@ -305,7 +306,7 @@ struct swiw_qp {
 	bool peer_closed;
 	bool sig_all;
 	bool sq_completing;		/* someone reports SQ completions */
-	bool tx_busy;			/* tx_work is writing a message */
+	bool tx_busy;			/* a sender is writing a message */
 	bool rtr_send;			/* peer-to-peer initiator: RTR first */
 	bool rtr_wait;			/* peer-to-peer responder: RTR due */
 	u32 term;			/* the TERMINATE to send, or 0 */
@@ -325,8 +326,13 @@ struct swiw_qp {
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	struct work_struct tx_work;
-	struct swiw_txb *txb;		/* tx_work's FPDU batch */
-	bool tx_batch;			/* tx_work uses it in this run */
+	/* The stream's one writer: tx_work or a user doorbell. */
+	struct mutex tx_mutex;
+	struct swiw_txb *txb;		/* the writer's FPDU batch */
+	bool tx_batch;			/* the writer uses it in this run */
+	bool tx_db;			/* the writer is a doorbell */
+	void *tx_rest;			/* what TCP left of a doorbell's send */
+	u32 tx_rest_len;
 	struct work_struct rx_work;
 	struct work_struct close_work;
 	u32 tx_msn;			/* last SEND MSN sent */
@@ -454,6 +460,7 @@ void swiw_usrq_release(struct swiw_srq *srq, u32 pos);
 
 /* swiw_tx.c */
 void swiw_tx_work(struct work_struct *work);
+void swiw_tx_doorbell_run(struct swiw_qp *qp);
 int swiw_tx_terminate(struct swiw_qp *qp, struct socket *sock, u32 term);
 
 /* swiw_rx.c */

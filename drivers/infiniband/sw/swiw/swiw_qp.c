@@ -111,6 +111,7 @@ int swiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->state = SWIW_QP_IDLE;
 	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	INIT_WORK(&qp->tx_work, swiw_tx_work);
+	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->rx_work, swiw_rx_work);
 	INIT_WORK(&qp->close_work, swiw_close_work);
 	swiw_rx_reset(&qp->rx);
@@ -516,7 +517,7 @@ static void swiw_close_work(struct work_struct *work)
 	 * In ERROR tx_work starts no message: unless it is in one, the
 	 * stream is free for the TERMINATE.
 	 */
-	term = qp->tx_busy ? 0 : qp->term;
+	term = qp->tx_busy || qp->tx_rest ? 0 : qp->term;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	if (sock) {
@@ -528,6 +529,12 @@ static void swiw_close_work(struct work_struct *work)
 	}
 	cancel_work_sync(&qp->rx_work);
 	cancel_work_sync(&qp->tx_work);
+	/* A doorbell that is sending holds it and the socket. */
+	mutex_lock(&qp->tx_mutex);
+	kfree(qp->tx_rest);
+	qp->tx_rest = NULL;
+	qp->tx_rest_len = 0;
+	mutex_unlock(&qp->tx_mutex);
 	if (sock)
 		sock_release(sock);
 
@@ -760,7 +767,7 @@ static int swiw_doorbell(struct swiw_qp *qp, const struct ib_send_wr *wr)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	switch (state) {
 	case SWIW_QP_RTS:
-		swiw_qp_kick(qp, &qp->tx_work);
+		swiw_tx_doorbell_run(qp);
 		return 0;
 	case SWIW_QP_ERROR:
 		/* Before that the close work flushes what it finds. */

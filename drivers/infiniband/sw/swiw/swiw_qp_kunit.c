@@ -84,6 +84,10 @@ void swiw_tx_work(struct work_struct *work)
 {
 }
 
+void swiw_tx_doorbell_run(struct swiw_qp *qp)
+{
+}
+
 void swiw_rx_work(struct work_struct *work)
 {
 }

@@ -8,7 +8,9 @@
  * random and mutated streams must end (the peer's EOF at the latest)
  * with the QP failed, no completion beyond what was posted and nothing
  * written out of bounds.  The TERMINATE swiw sends is read back and fed
- * to the parser.  The QP's other files are stubs here.
+ * to the parser, and a doorbell's send that TCP takes only in part must
+ * reach the peer whole and in order.  The QP's other files are stubs
+ * here.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -722,6 +724,88 @@ static void swiw_rx_terminate_test(struct kunit *test)
 	fz_fini(c);
 }
 
+/* A doorbell's send that TCP cannot take whole: the rest waits, in order. */
+struct tx_rest_work {
+	struct work_struct work;
+	struct socket *sock;
+	void *rest;
+	u32 len;
+	int ret;
+};
+
+static void tx_rest_send(struct work_struct *work)
+{
+	struct tx_rest_work *w = container_of(work, struct tx_rest_work, work);
+
+	w->ret = swiw_tx_send_rest(w->sock, w->rest, w->len);
+}
+
+/* Far beyond the socket buffers below. */
+#define TXR_LEN		(2U << 20)
+
+static void swiw_tx_rest_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct tx_rest_work w = {};
+	struct kvec iov[2];
+	u8 *buf, *got, tail[100];
+	int bufsz = 65536;
+	u32 i, kept;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	buf = kunit_kmalloc(test, TXR_LEN, GFP_KERNEL);
+	got = kunit_kmalloc(test, TXR_LEN + sizeof(tail), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < TXR_LEN; i++)
+		buf[i] = i * 7 + (i >> 12);
+	memset(tail, 0xa5, sizeof(tail));
+	fz_init(test, c, false);
+	c->qp.tx_db = true;
+	/* Fixed buffers: TCP's autotuning would take the 2 MiB whole. */
+	KUNIT_ASSERT_EQ(test, sock_setsockopt(c->srv, SOL_SOCKET, SO_SNDBUF,
+					      KERNEL_SOCKPTR(&bufsz),
+					      sizeof(bufsz)), 0);
+	sock_set_rcvbuf(c->cli->sk, bufsz);
+
+	/* Nobody reads: TCP takes what its buffers hold, the rest is kept. */
+	iov[0] = (struct kvec){ buf, TXR_LEN / 2 };
+	iov[1] = (struct kvec){ buf + TXR_LEN / 2, TXR_LEN / 2 };
+	KUNIT_EXPECT_EQ(test, swiw_tx_send(&c->qp, c->srv, &msg, iov, 2,
+					   TXR_LEN), (int)TXR_LEN);
+	KUNIT_ASSERT_NOT_NULL(test, c->qp.tx_rest);
+	kept = c->qp.tx_rest_len;
+	KUNIT_EXPECT_GT(test, kept, 0U);
+	KUNIT_EXPECT_LT(test, kept, TXR_LEN);
+
+	/* A send behind kept bytes is kept whole, after them. */
+	msg = (struct msghdr){ .msg_flags = MSG_NOSIGNAL };
+	iov[0] = (struct kvec){ tail, sizeof(tail) };
+	KUNIT_EXPECT_EQ(test, swiw_tx_send(&c->qp, c->srv, &msg, iov, 1,
+					   sizeof(tail)), (int)sizeof(tail));
+	KUNIT_EXPECT_EQ(test, c->qp.tx_rest_len, kept + (u32)sizeof(tail));
+
+	/* tx_work's turn, blocking, while the peer reads the stream. */
+	w.sock = c->srv;
+	w.rest = c->qp.tx_rest;
+	w.len = c->qp.tx_rest_len;
+	INIT_WORK_ONSTACK(&w.work, tx_rest_send);
+	schedule_work(&w.work);
+	msg = (struct msghdr){};
+	iov[0] = (struct kvec){ got, TXR_LEN + sizeof(tail) };
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(c->cli, &msg, iov, 1,
+					     iov[0].iov_len, MSG_WAITALL),
+			(int)iov[0].iov_len);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, buf, TXR_LEN), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got + TXR_LEN, tail, sizeof(tail)), 0);
+	kfree(c->qp.tx_rest);
+	fz_fini(c);
+}
+
 /* Random streams: plausible FPDUs, then mutated. */
 static void swiw_rx_fuzz_test(struct kunit *test)
 {
@@ -797,6 +881,7 @@ static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_read_src_test),
 	KUNIT_CASE(swiw_rx_reset_test),
 	KUNIT_CASE(swiw_rx_terminate_test),
+	KUNIT_CASE(swiw_tx_rest_test),
 	KUNIT_CASE(swiw_rx_fuzz_test),
 	{}
 };

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Outbound: the QP's tx_work is the stream's only writer.  It answers
- * the peer's READ requests first, then takes the send queue in order:
- * each request goes out as FPDUs of at most one MSS, a READ as its
- * request (its response completes it, on the receive side), a REG_MR
- * or LOCAL_INV is carried out in its turn.  The work may block in the
- * socket while the peer is slow; the close work's shutdown wakes it.
+ * Outbound: the stream has one writer at a time, the QP's tx_work or a
+ * user doorbell (under tx_mutex).  It answers the peer's READ requests
+ * first, then takes the send queue in order: each request goes out as
+ * FPDUs of at most one MSS, a READ as its request (its response
+ * completes it, on the receive side), a REG_MR or LOCAL_INV is carried
+ * out in its turn.  tx_work may block in the socket while the peer is
+ * slow; the close work's shutdown wakes it.
  */
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -171,6 +172,52 @@ static int swiw_tx_layout(struct swiw_qp *qp, const struct swiw_tx_msg *m,
 	return len;
 }
 
+/*
+ * Hand @total bytes in @iov to TCP.  A doorbell does not wait in the
+ * socket: what TCP does not take at once is copied aside, and tx_work
+ * sends it before anything else, so the stream stays whole.  A caller
+ * that asks for MSG_DONTWAIT itself takes what TCP takes.
+ * Return: the bytes TCP took or kept aside, or a socket error.
+ */
+static int swiw_tx_send(struct swiw_qp *qp, struct socket *sock,
+			struct msghdr *msg, struct kvec *iov, u32 n, u32 total)
+{
+	bool keep = !(msg->msg_flags & MSG_DONTWAIT) && qp->tx_db;
+	u32 len = keep ? qp->tx_rest_len : 0;
+	unsigned long flags;
+	u32 i, skip;
+	int ret = 0;
+	void *rest;
+	u8 *dst;
+
+	/* Behind bytes kept aside, the rest of the message waits too. */
+	if (!keep || !qp->tx_rest) {
+		if (keep)
+			msg->msg_flags |= MSG_DONTWAIT;
+		ret = kernel_sendmsg(sock, msg, iov, n, total);
+		if (!keep || ret == total || (ret < 0 && ret != -EAGAIN))
+			return ret;
+		ret = max(ret, 0);
+	}
+	rest = krealloc(qp->tx_rest, len + total - ret, GFP_KERNEL);
+	if (!rest)
+		return -ENOMEM;
+	for (i = 0, skip = ret, dst = rest + len; i < n; i++) {
+		if (skip >= iov[i].iov_len) {
+			skip -= iov[i].iov_len;
+			continue;
+		}
+		memcpy(dst, iov[i].iov_base + skip, iov[i].iov_len - skip);
+		dst += iov[i].iov_len - skip;
+		skip = 0;
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->tx_rest = rest;
+	qp->tx_rest_len = len + total - ret;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return total;
+}
+
 /* Send payload bytes from @off, at most @max of them, in one FPDU. */
 static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 			struct swiw_tx_msg *m, u32 off, u32 max)
@@ -188,7 +235,7 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 	if (ret >= 0) {
 		int len = ret;
 
-		ret = kernel_sendmsg(sock, &msg, iov, n, total);
+		ret = swiw_tx_send(qp, sock, &msg, iov, n, total);
 		if (ret >= 0)
 			ret = ret == total ? len : -EPIPE;
 	}
@@ -199,14 +246,15 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 }
 
 /* Hand the batch to TCP; MSG_MORE when more FPDUs follow at once. */
-static int swiw_txb_flush(struct socket *sock, struct swiw_txb *b, int more)
+static int swiw_txb_flush(struct swiw_qp *qp, struct socket *sock,
+			  struct swiw_txb *b, int more)
 {
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | more };
 	int ret = 0;
 	u32 i;
 
 	if (b->n_iov) {
-		ret = kernel_sendmsg(sock, &msg, b->iov, b->n_iov, b->bytes);
+		ret = swiw_tx_send(qp, sock, &msg, b->iov, b->n_iov, b->bytes);
 		if (ret >= 0)
 			ret = ret == b->bytes ? 0 : -EPIPE;
 	}
@@ -240,7 +288,7 @@ static int swiw_tx_batched(struct swiw_qp *qp, struct socket *sock,
 
 	do {
 		if (swiw_txb_full(b, max_pay + m->hdr_len + 8)) {
-			ret = swiw_txb_flush(sock, b, MSG_MORE);
+			ret = swiw_txb_flush(qp, sock, b, MSG_MORE);
 			if (ret)
 				return ret;
 		}
@@ -250,7 +298,7 @@ static int swiw_tx_batched(struct swiw_qp *qp, struct socket *sock,
 				     b->hold + b->n_hold, &n, &total);
 		if (ret < 0) {
 			/* What went before this FPDU goes out, as it would. */
-			err = swiw_txb_flush(sock, b, 0);
+			err = swiw_txb_flush(qp, sock, b, 0);
 			return err ?: ret;
 		}
 		b->n_iov += n;
@@ -260,7 +308,7 @@ static int swiw_tx_batched(struct swiw_qp *qp, struct socket *sock,
 		off += ret;
 	} while (off < m->bytes);
 	/* The socket is corked while more work follows (swiw_tx_work()). */
-	return swiw_txb_flush(sock, b, 0);
+	return swiw_txb_flush(qp, sock, b, 0);
 }
 
 static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
@@ -472,16 +520,64 @@ static void swiw_tx_cork(struct sock **corked, struct socket *sock, bool on)
 	}
 }
 
-void swiw_tx_work(struct work_struct *work)
+/*
+ * A user doorbell sends small requests from the process's own context
+ * when the socket has room for them: one then goes out before the
+ * syscall returns, with no wakeup of a worker on the way.  At most
+ * SWIW_TX_DOORBELL_BYTES of payload per doorbell, and only what the
+ * socket takes without waiting, so the syscall neither blocks on a slow
+ * peer nor carries a bulk transfer.  The first request over the budget
+ * and all behind it are tx_work's, which corks a burst into full
+ * segments (a doorbell sending a stream of large requests one by one
+ * would push out a partial segment after each).  Off: every doorbell
+ * queues tx_work.
+ */
+static bool swiw_tx_doorbell = true;
+module_param_named(tx_doorbell, swiw_tx_doorbell, bool, 0644);
+MODULE_PARM_DESC(tx_doorbell, "a user doorbell sends small requests itself when the socket has room (default on)");
+
+#define SWIW_TX_DOORBELL_BYTES	4096
+
+/*
+ * Whether TCP takes @bytes of payload as FPDUs without waiting for
+ * memory: the socket's free send space counts skb overhead too, so ask
+ * for twice the payload.
+ */
+static bool swiw_tx_room(struct socket *sock, u32 bytes)
 {
-	struct swiw_qp *qp = container_of(work, struct swiw_qp, tx_work);
+	return sk_stream_wspace(sock->sk) >= 2 * (int)bytes + 4096;
+}
+
+/* The rest of a doorbell's send, which TCP has to take whole. */
+static int swiw_tx_send_rest(struct socket *sock, void *rest, u32 len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = rest, .iov_len = len };
+	int ret;
+
+	ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+	if (ret >= 0)
+		ret = ret == len ? 0 : -EPIPE;
+	return ret;
+}
+
+/*
+ * Send what the QP has to send, in order, until it is idle, the stream
+ * fails, or (@db_budget non-NULL, a doorbell) the next item does not fit
+ * the budget or the socket's room.  Caller holds tx_mutex.
+ * Return: true if a doorbell left work behind for tx_work.
+ */
+static bool swiw_tx_run(struct swiw_qp *qp, u32 *db_budget)
+{
 	bool rtr, resp, more, coalesce = READ_ONCE(swiw_tx_coalesce);
+	bool handoff = false;
 	struct sock *corked = NULL;
 	struct socket *sock;
 	struct swiw_rreq rr = {};
 	struct swiw_wqe *w, wqe;
 	unsigned long flags;
-	u32 pos;
+	u32 pos, len;
+	void *rest;
 	int ret;
 
 	/* Without it, or without memory for it, an FPDU per sendmsg. */
@@ -489,22 +585,45 @@ void swiw_tx_work(struct work_struct *work)
 		qp->txb = kzalloc(sizeof(*qp->txb), GFP_KERNEL);
 	coalesce = coalesce && qp->txb;
 	qp->tx_batch = coalesce;
+	qp->tx_db = !!db_budget;
 
 	for (;;) {
 		spin_lock_irqsave(&qp->lock, flags);
 		if (qp->state != SWIW_QP_RTS)
 			goto idle;
-		/* Released only after the close work cancelled this one. */
+		/* Released only after the close work waited for tx_mutex. */
 		sock = qp->sock;
+		/* What a doorbell's send left over goes first, and blocking. */
+		if (qp->tx_rest) {
+			if (db_budget) {
+				handoff = true;
+				goto idle;
+			}
+			rest = qp->tx_rest;
+			len = qp->tx_rest_len;
+			qp->tx_rest = NULL;
+			qp->tx_rest_len = 0;
+			qp->tx_busy = true;
+			spin_unlock_irqrestore(&qp->lock, flags);
+			ret = swiw_tx_send_rest(sock, rest, len);
+			kfree(rest);
+			spin_lock_irqsave(&qp->lock, flags);
+			qp->tx_busy = false;
+			spin_unlock_irqrestore(&qp->lock, flags);
+			if (ret)
+				break;
+			continue;
+		}
 		/* Peer-to-peer: nothing before the RTR, either way. */
 		if (qp->rtr_wait)
 			goto idle;
 		/* The RTR, the peer's READs, then the send queue. */
 		rtr = qp->rtr_send;
-		qp->rtr_send = false;
 		resp = !rtr && qp->irq_tail != qp->irq_head;
+		len = 0;
 		if (resp) {
 			rr = qp->irq[qp->irq_tail % SWIW_MAX_RD_ATOM];
+			len = rr.size;
 		} else if (!rtr) {
 			if (qp->sq.next == qp->sq.head && qp->usq)
 				swiw_usq_fetch(qp);
@@ -515,9 +634,23 @@ void swiw_tx_work(struct work_struct *work)
 			/* Resumed by the READ response that ends the wait. */
 			if (w->fence && qp->orq_count)
 				goto idle;
+			if (swiw_is_read(w->opcode) &&
+			    qp->orq_count >= max_t(u32, qp->ord, 1))
+				goto idle;
+			if (!swiw_is_read(w->opcode))
+				len = w->bytes;
+		}
+		if (db_budget) {
+			if (len > *db_budget || !swiw_tx_room(sock, len)) {
+				handoff = true;
+				goto idle;
+			}
+			*db_budget -= len;
+		}
+		if (rtr) {
+			qp->rtr_send = false;
+		} else if (!resp) {
 			if (swiw_is_read(w->opcode)) {
-				if (qp->orq_count >= max_t(u32, qp->ord, 1))
-					goto idle;
 				qp->orq_count++;
 				w->state = SWIW_WQE_READING;
 			}
@@ -552,9 +685,40 @@ void swiw_tx_work(struct work_struct *work)
 	ibdev_dbg(&qp->sdev->ibdev, "QP %u: send error %d\n",
 		  qp->ibqp.qp_num, ret);
 	swiw_qp_fail(qp);
-	return;
+	return false;
 
 idle:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	swiw_tx_cork(&corked, NULL, false);
+	return handoff;
+}
+
+void swiw_tx_work(struct work_struct *work)
+{
+	struct swiw_qp *qp = container_of(work, struct swiw_qp, tx_work);
+
+	mutex_lock(&qp->tx_mutex);
+	swiw_tx_run(qp, NULL);
+	mutex_unlock(&qp->tx_mutex);
+}
+
+/**
+ * swiw_tx_doorbell_run() - Send for a user doorbell, in its context.
+ * @qp: a user QP in RTS
+ *
+ * Sends what fits the doorbell's budget and the socket's room, unless
+ * tx_work or another doorbell is sending now; tx_work gets the rest.
+ * Process context.
+ */
+void swiw_tx_doorbell_run(struct swiw_qp *qp)
+{
+	u32 budget = SWIW_TX_DOORBELL_BYTES;
+	bool handoff = true;
+
+	if (READ_ONCE(swiw_tx_doorbell) && mutex_trylock(&qp->tx_mutex)) {
+		handoff = swiw_tx_run(qp, &budget);
+		mutex_unlock(&qp->tx_mutex);
+	}
+	if (handoff)
+		swiw_qp_kick(qp, &qp->tx_work);
 }
