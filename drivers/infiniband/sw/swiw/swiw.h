@@ -120,6 +120,7 @@ static inline struct swiw_cq *to_swiw_cq(struct ib_cq *ibcq)
 struct swiw_mr {
 	struct ib_mr ibmr;
 	struct rcu_head rcu;
+	struct work_struct release;	/* the last put, in atomic context */
 	refcount_t ref;			/* published, and each swiw_mr_piece() */
 	struct ib_pd *pd;		/* set before the MR is published */
 	struct ib_umem *umem;		/* user memory: its pages are pages */
@@ -296,6 +297,12 @@ static inline struct swiw_srq *to_swiw_srq(struct ib_srq *ibsrq)
 
 struct swiw_txb;
 
+/* qp->rx_flags: the parser's owner, data_ready or rx_work. */
+enum {
+	SWIW_RX_BUSY,			/* one of them parses */
+	SWIW_RX_AGAIN,			/* rx_work waits for it to finish */
+};
+
 struct swiw_qp {
 	struct ib_qp ibqp;
 	struct swiw_dev *sdev;
@@ -334,6 +341,7 @@ struct swiw_qp {
 	void *tx_rest;			/* what TCP left of a doorbell's send */
 	u32 tx_rest_len;
 	struct work_struct rx_work;
+	unsigned long rx_flags;		/* SWIW_RX_* */
 	struct work_struct close_work;
 	u32 tx_msn;			/* last SEND MSN sent */
 	u32 tx_rreq_msn;		/* last READ request MSN sent */
@@ -465,6 +473,7 @@ int swiw_tx_terminate(struct swiw_qp *qp, struct socket *sock, u32 term);
 
 /* swiw_rx.c */
 void swiw_rx_work(struct work_struct *work);
+bool swiw_rx_direct(struct swiw_qp *qp, struct sock *sk);
 void swiw_rx_reset(struct swiw_rx *rx);
 u32 swiw_rx_term(enum swiw_fault fault);
 

@@ -211,14 +211,28 @@ static void swiw_mr_free(struct rcu_head *rcu)
 	kfree(mr);
 }
 
+static void swiw_mr_release_work(struct work_struct *work)
+{
+	struct swiw_mr *mr = container_of(work, struct swiw_mr, release);
+
+	ib_umem_release(mr->umem);
+	call_rcu(&mr->rcu, swiw_mr_free);
+}
+
 /**
  * swiw_mr_release() - The last reference to a deregistered MR is gone.
  * @mr: the MR
  *
- * Process context (user pages are unpinned here).
+ * Any context.  Unpinning user pages may sleep: the receive path, which
+ * puts its reference in data_ready, leaves that to swiw's workqueue.
  */
 void swiw_mr_release(struct swiw_mr *mr)
 {
+	if (mr->umem && !preemptible()) {
+		INIT_WORK(&mr->release, swiw_mr_release_work);
+		queue_work(swiw_wq, &mr->release);
+		return;
+	}
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	/* A lookup may still be reading it under RCU. */
@@ -257,7 +271,7 @@ int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
 	    !swiw_mr_frmr(mr) || SWIW_STAG_INDEX(key) != SWIW_STAG_INDEX(mr->stag) ||
 	    !is_power_of_2(ibmr->page_size))
 		return -EINVAL;
-	spin_lock(&mr->lock);
+	spin_lock_bh(&mr->lock);
 	write_seqcount_begin(&mr->seq);
 	mr->stag = key;
 	mr->access = access;
@@ -268,7 +282,7 @@ int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
 	memcpy(mr->pages, mr->map, mr->npages * sizeof(*mr->pages));
 	mr->valid = true;
 	write_seqcount_end(&mr->seq);
-	spin_unlock(&mr->lock);
+	spin_unlock_bh(&mr->lock);
 	return 0;
 }
 
@@ -288,14 +302,14 @@ int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
 	if (mr && swiw_mr_frmr(mr) && mr->pd == pd) {
-		spin_lock(&mr->lock);
+		spin_lock_bh(&mr->lock);
 		if (mr->stag == key) {
 			write_seqcount_begin(&mr->seq);
 			mr->valid = false;
 			write_seqcount_end(&mr->seq);
 			ret = 0;
 		}
-		spin_unlock(&mr->lock);
+		spin_unlock_bh(&mr->lock);
 	}
 	rcu_read_unlock();
 	return ret;

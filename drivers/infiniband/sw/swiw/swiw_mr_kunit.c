@@ -18,6 +18,9 @@ static void mrt_race(struct swiw_mr *mr);
 
 #include "swiw_mr.c"
 
+/* No user MRs here: swiw_mr_release() queues nothing on it. */
+struct workqueue_struct *swiw_wq;
+
 /* The ULP's address of the MR's first byte, in every registration. */
 #define MRT_IOVA		0x100000ULL
 #define MRT_OFF		8

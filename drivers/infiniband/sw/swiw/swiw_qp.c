@@ -469,13 +469,25 @@ static void swiw_sk_wake(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/* Bytes in: parsed right here if the parser is free, else by rx_work. */
+static void swiw_sk_data_ready(struct sock *sk)
+{
+	struct swiw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	qp = sk->sk_user_data;
+	if (qp && !swiw_rx_direct(qp, sk))
+		swiw_qp_kick(qp, &qp->rx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
 static void swiw_sock_attach(struct swiw_qp *qp, struct sock *sk)
 {
 	write_lock_bh(&sk->sk_callback_lock);
 	qp->saved_data_ready = sk->sk_data_ready;
 	qp->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = qp;
-	sk->sk_data_ready = swiw_sk_wake;
+	sk->sk_data_ready = swiw_sk_data_ready;
 	sk->sk_state_change = swiw_sk_wake;
 	write_unlock_bh(&sk->sk_callback_lock);
 }

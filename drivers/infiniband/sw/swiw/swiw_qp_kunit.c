@@ -92,6 +92,11 @@ void swiw_rx_work(struct work_struct *work)
 {
 }
 
+bool swiw_rx_direct(struct swiw_qp *qp, struct sock *sk)
+{
+	return false;
+}
+
 void swiw_rx_reset(struct swiw_rx *rx)
 {
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Inbound: the QP's rx_work parses the stream an FPDU at a time, header,
+ * Inbound: the parser takes the stream an FPDU at a time, header,
  * payload (straight into the target buffer), pad and CRC, out of the
  * skbs the socket has (tcp_read_sock(), one socket lock for all of
- * them), and picks up where it stopped at the next data_ready.  Every
- * header field comes from the peer: each one is checked before it is
- * used, and any violation ends the stream.
+ * them), and picks up where it stopped at the next data_ready.  It runs
+ * in data_ready itself as TCP queues the bytes, or in the QP's rx_work
+ * when data_ready cannot (another run of the parser, the RTR, a
+ * recvmsg).  Every header field comes from the peer: each one is
+ * checked before it is used, and any violation ends the stream.
  */
 #include <linux/net.h>
 #include <linux/sched.h>
@@ -22,6 +24,13 @@
 static bool swiw_rx_batched = true;
 module_param_named(rx_batch, swiw_rx_batched, bool, 0644);
 MODULE_PARM_DESC(rx_batch, "parse FPDUs out of the socket's skbs under one socket lock (tcp_read_sock) instead of a recvmsg per piece (default on)");
+
+/*
+ * Off: data_ready only wakes rx_work, which parses in process context.
+ */
+static bool swiw_rx_direct_on = true;
+module_param_named(rx_direct, swiw_rx_direct_on, bool, 0644);
+MODULE_PARM_DESC(rx_direct, "parse inbound FPDUs in the socket's data_ready, without waking a worker (default on)");
 
 void swiw_rx_reset(struct swiw_rx *rx)
 {
@@ -570,6 +579,80 @@ static int swiw_rx_batch(struct swiw_rx_src *src)
 	return n ?: -ESHUTDOWN;
 }
 
+/* The parser stopped for good: the QP fails, and the peer hears why. */
+static void swiw_rx_stop(struct swiw_qp *qp, int ret)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (ret == -ESHUTDOWN || ret == -ECONNRESET)
+		qp->peer_closed = true;
+	else if (!qp->term)
+		qp->term = swiw_rx_term(qp->rx.fault);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!qp->peer_closed)
+		ibdev_dbg(&qp->sdev->ibdev, "QP %u: inbound error %d (%d)\n",
+			  qp->ibqp.qp_num, ret, qp->rx.fault);
+	swiw_qp_fail(qp);
+}
+
+/*
+ * One parser at a time: data_ready that finds it busy leaves the bytes
+ * to rx_work; rx_work that finds it busy asks the running one to queue
+ * it again when it is done.
+ */
+static bool swiw_rx_claim(struct swiw_qp *qp)
+{
+	if (!test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
+		return true;
+	set_bit(SWIW_RX_AGAIN, &qp->rx_flags);
+	/* The other one may have looked for AGAIN just before. */
+	if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
+		return false;
+	clear_bit(SWIW_RX_AGAIN, &qp->rx_flags);
+	return true;
+}
+
+static void swiw_rx_release(struct swiw_qp *qp)
+{
+	clear_bit_unlock(SWIW_RX_BUSY, &qp->rx_flags);
+	/* Pairs with the one test_and_set_bit() in swiw_rx_claim() implies. */
+	smp_mb__after_atomic();
+	if (test_and_clear_bit(SWIW_RX_AGAIN, &qp->rx_flags))
+		swiw_qp_kick(qp, &qp->rx_work);
+}
+
+/**
+ * swiw_rx_direct() - Parse what TCP has queued, from data_ready.
+ * @qp: the QP the socket is attached to
+ * @sk: the socket, which TCP's receive path holds locked
+ *
+ * Atomic context (softirq, or the socket owner's release_sock()), as a
+ * hardware receive path: completions and their handlers run here.
+ * Return: false when rx_work has to do it: the parser runs elsewhere,
+ * the stream waits for the RTR (its ESTABLISHED takes the socket
+ * lock), a recvmsg is needed, or rx_direct is off.
+ */
+bool swiw_rx_direct(struct swiw_qp *qp, struct sock *sk)
+{
+	struct swiw_rx_src src = { .qp = qp, .sock = sk->sk_socket };
+	read_descriptor_t desc = { .arg.data = &src, .count = 1 };
+
+	if (!READ_ONCE(swiw_rx_direct_on) || !READ_ONCE(swiw_rx_batched) ||
+	    READ_ONCE(qp->rtr_wait) || READ_ONCE(qp->state) != SWIW_QP_RTS)
+		return false;
+	if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
+		return false;
+	tcp_read_sock(sk, &desc, swiw_rx_actor);
+	swiw_rx_release(qp);
+	if (src.err) {
+		swiw_rx_stop(qp, src.err);
+		return true;
+	}
+	/* Urgent data stops tcp_read_sock() short: recvmsg skips it. */
+	return skb_queue_empty_lockless(&sk->sk_receive_queue);
+}
+
 void swiw_rx_work(struct work_struct *work)
 {
 	struct swiw_qp *qp = container_of(work, struct swiw_qp, rx_work);
@@ -581,7 +664,7 @@ void swiw_rx_work(struct work_struct *work)
 	/* Released only after the close work cancelled this one. */
 	src.sock = qp->state == SWIW_QP_RTS ? qp->sock : NULL;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (!src.sock)
+	if (!src.sock || !swiw_rx_claim(qp))
 		return;
 
 	do {
@@ -596,16 +679,7 @@ void swiw_rx_work(struct work_struct *work)
 			ret = swiw_rx_batch(&src);
 		cond_resched();
 	} while (!ret);
-	if (ret == -EAGAIN)
-		return;
-	spin_lock_irqsave(&qp->lock, flags);
-	if (ret == -ESHUTDOWN || ret == -ECONNRESET)
-		qp->peer_closed = true;
-	else if (!qp->term)
-		qp->term = swiw_rx_term(qp->rx.fault);
-	spin_unlock_irqrestore(&qp->lock, flags);
-	if (!qp->peer_closed)
-		ibdev_dbg(&qp->sdev->ibdev, "QP %u: inbound error %d (%d)\n",
-			  qp->ibqp.qp_num, ret, qp->rx.fault);
-	swiw_qp_fail(qp);
+	swiw_rx_release(qp);
+	if (ret != -EAGAIN)
+		swiw_rx_stop(qp, ret);
 }

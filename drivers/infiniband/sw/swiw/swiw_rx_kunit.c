@@ -8,7 +8,8 @@
  * random and mutated streams must end (the peer's EOF at the latest)
  * with the QP failed, no completion beyond what was posted and nothing
  * written out of bounds.  The TERMINATE swiw sends is read back and fed
- * to the parser, and a doorbell's send that TCP takes only in part must
+ * to the parser; the known stream also goes through data_ready's parser,
+ * in atomic context.  A doorbell's send that TCP takes only in part must
  * reach the peer whole and in order.  The QP's other files are stubs
  * here.
  */
@@ -368,6 +369,40 @@ static void fz_run(struct kunit *test, struct fz_ctx *c)
 	KUNIT_EXPECT_EQ(test, fz.fails, 1);
 }
 
+/*
+ * The same through data_ready's parser, as TCP's receive path calls it:
+ * bottom halves off, the socket's spinlock held.  It takes all the bytes
+ * in; the EOF after them is rx_work's (state_change).
+ */
+static void fz_run_direct(struct kunit *test, struct fz_ctx *c)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = c->stream, .iov_len = c->len };
+	struct sock *sk = c->srv->sk;
+	u32 start = READ_ONCE(tcp_sk(sk)->copied_seq);
+	unsigned long end = jiffies + 5 * HZ;
+	bool done;
+
+	KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->cli, &msg, &iov, 1, c->len),
+			(int)c->len);
+	/* Until it has taken every byte, as the bytes come in. */
+	while (READ_ONCE(tcp_sk(sk)->copied_seq) - start < c->len &&
+	       time_before(jiffies, end)) {
+		local_bh_disable();
+		bh_lock_sock(sk);
+		done = swiw_rx_direct(&c->qp, sk);
+		bh_unlock_sock(sk);
+		local_bh_enable();
+		KUNIT_ASSERT_TRUE(test, done);
+		usleep_range(100, 200);
+	}
+	KUNIT_EXPECT_EQ(test, tcp_sk(sk)->copied_seq - start, c->len);
+	KUNIT_EXPECT_EQ(test, fz.fails, 0);
+	kernel_sock_shutdown(c->cli, SHUT_WR);
+	fz_drain(c);
+	KUNIT_EXPECT_EQ(test, fz.fails, 1);
+}
+
 static u8 fz_data[512];
 
 /* A known stream: what it places and completes, then EOF. */
@@ -375,16 +410,22 @@ static void swiw_rx_known_test(struct kunit *test)
 {
 	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	bool crc;
+	int pass;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	for (crc = false; ; crc = true) {
+	/* Without CRC, with it, and by data_ready's parser. */
+	for (pass = 0; pass < 3; pass++) {
+		crc = pass == 1;
 		fz_init(test, c, crc);
 		fz_send(c, fz_data, 100, 40);	/* three segments */
 		fz_send(c, fz_data + 7, 0, 40);	/* empty */
 		fz_write(c, FZ_KEY, FZ_BASE + 600, fz_data + 3, 50);
 		fz_read_resp(c, fz_data + 5, 64);
 		fz_read_req(c, 16);
-		fz_run(test, c);
+		if (pass == 2)
+			fz_run_direct(test, c);
+		else
+			fz_run(test, c);
 		KUNIT_EXPECT_EQ(test, fz.recv_ok, 2);
 		KUNIT_EXPECT_EQ(test, fz.recv_len[0], 100U);
 		KUNIT_EXPECT_EQ(test, fz.recv_len[1], 0U);
@@ -397,8 +438,6 @@ static void swiw_rx_known_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c->qp.irq_head, 1U);
 		KUNIT_EXPECT_TRUE(test, c->qp.peer_closed);
 		fz_fini(c);
-		if (crc)
-			break;
 	}
 }
 

@@ -469,7 +469,8 @@ test_swiw_rate() {
 	tool_build swiw_pump swiw_pump.c "$T_DIR" -lrdmacm || return 1
 	swiw_veth_up || return 1
 	swiw_rate_one tcp "$mib" $((port++)) || ok=0
-	for k in siw swiw swiw+tx_coalesce=0 swiw+rx_batch=0 swiw+tx_doorbell=0; do
+	for k in siw swiw swiw+tx_coalesce=0 swiw+rx_batch=0 swiw+tx_doorbell=0 \
+		 swiw+rx_direct=0; do
 		opt=${k#*+}
 		[ "$opt" = "$k" ] && opt=
 		if [ -n "$opt" ] &&
