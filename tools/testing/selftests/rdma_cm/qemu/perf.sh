@@ -18,14 +18,21 @@
 #                    /var/cache/rdma-cm-test); built if missing
 #   BENCH_KERNEL     bench's kernel: bench (default; no debug options,
 #                    build-kernel.sh) or debug (make check's kernel)
-#   BENCH_ICOUNT=1   bench on one CPU whose clock counts instructions
-#                    (run-vm.sh -I): figures that do not depend on how
-#                    busy the host is, at the price of one CPU instead of
-#                    two (see rdma_cm_testing.rst for what repeats);
-#                    it implies BENCH_CMTIME_PAR=1 (one cmtime pair at
-#                    a time: on one CPU concurrent pairs time each
-#                    other's work), BENCH_WAKEUP_PREEMPT=0 and
-#                    BENCH_START_DEBIT=0 (bench_guest.sh) unless given
+#   BENCH_MODES      bench's guests, one boot and one table each, in
+#                    this order (default "smp icount"):
+#                    smp     two CPUs, as make check's guest: closer to
+#                            how the stacks run, with cross-CPU wakeups,
+#                            and as noisy as the host is busy
+#                    icount  one CPU whose clock counts instructions
+#                            (run-vm.sh -I): figures that do not depend on
+#                            how busy the host is (see rdma_cm_testing.rst
+#                            for what repeats); it implies
+#                            BENCH_CMTIME_PAR=1 (one cmtime pair at a
+#                            time: on one CPU concurrent pairs time each
+#                            other's work), BENCH_WAKEUP_PREEMPT=0 and
+#                            BENCH_START_DEBIT=0 (bench_guest.sh) unless
+#                            given
+#   BENCH_ICOUNT=1   BENCH_MODES=icount (=0: BENCH_MODES=smp)
 #   PERF_OURS="..."  our modules on the "ours" side (default: the
 #                    ones ours.list names)
 #   PERF_VM_TIMEOUT  wall-clock limit of the guest in seconds (default
@@ -85,7 +92,7 @@ job_args() {
 	local v prefix=${mode^^}_ list=()
 	for v in $(compgen -v "$prefix"); do
 		case $v in
-		BENCH_KERNEL|BENCH_ICOUNT) continue ;;
+		BENCH_KERNEL|BENCH_ICOUNT|BENCH_MODES) continue ;;
 		PROFILE_CMD|PROFILE_SKIP|PROFILE_FUNCS) continue ;;	# host's
 		esac
 		list+=("${v#"$prefix"}=${!v}")
@@ -94,10 +101,33 @@ job_args() {
 	echo "${list[*]}"
 }
 
-mkdir -p "$out"
-if [ "$mode" = bench ] && [ "${BENCH_ICOUNT:-0}" = 1 ]; then
-	: "${BENCH_CMTIME_PAR:=1}" "${BENCH_WAKEUP_PREEMPT:=0}" "${BENCH_START_DEBIT:=0}"
+# A mode's job arguments: icount's defaults, unless given, only there.
+mode_args() { # smp|icount|-
+	if [ "$1" = icount ]; then
+		local BENCH_CMTIME_PAR=${BENCH_CMTIME_PAR:-1}
+		local BENCH_WAKEUP_PREEMPT=${BENCH_WAKEUP_PREEMPT:-0}
+		local BENCH_START_DEBIT=${BENCH_START_DEBIT:-0}
+	fi
+	job_args
+}
+
+# One guest per mode for bench; soak and profile have theirs.
+modes=(-)
+if [ "$mode" = bench ]; then
+	case ${BENCH_ICOUNT:-} in
+	1) modes=(icount) ;;
+	0) modes=(smp) ;;
+	*) read -ra modes <<< "${BENCH_MODES:-smp icount}" ;;
+	esac
+	for m in "${modes[@]}"; do
+		case $m in
+		smp|icount) ;;
+		*) echo "perf.sh: BENCH_MODES: unknown mode $m" >&2; exit 2 ;;
+		esac
+	done
 fi
+
+mkdir -p "$out"
 
 phase_start test-kernel
 kdir=$("$sel/qemu/build-kernel.sh" "$CACHE" "$variant" 2> "$out/kernel.log") ||
@@ -112,58 +142,65 @@ phase_end
 exec 9> /tmp/rdmacm-vm.lock
 flock 9 || { result fail "take /tmp/rdmacm-vm.lock"; finish; }
 
-phase_start guest
-g=$out/guest
-jargs=$(job_args)
-vmflags=()
-[ "${BENCH_ICOUNT:-0}" = 1 ] && [ "$mode" = bench ] && vmflags=(-I)
-if [ "$mode" = profile ]; then
-	port=$((20000 + $$ % 20000))
-	vmflags=(-I -g "$port")
-	rm -rf "$g"
-	mkdir -p "$g"
-	"$sel/qemu/insn-profile.sh" "$g" "$port" "$vm_tmo" > "$out/profile.txt" &
-	tracer=$!
-fi
-echo "$mode: $variant kernel; ours = $PERF_OURS${jargs:+; $jargs}"
-"$sel/qemu/run-vm.sh" -k "$kdir" -o "$g" -j "${mode}_guest.sh" -a "$jargs" \
-	-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo" "${vmflags[@]}"
-vmrc=$?
-phase_end
-if [ "$mode" = profile ]; then
-	# With the guest gone, gdb has returned; a tracer still waiting for
-	# a stack the guest never brought up waits for nothing.
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		kill -0 "$tracer" 2> /dev/null || break
-		sleep 1
-	done
-	kill "$tracer" 2> /dev/null
-	if wait "$tracer"; then
-		result ok "instruction traces of stock and ours"
-	else
-		result fail "instruction traces of stock and ours" "$out/profile.txt"
-	fi
-	cat "$out/profile.txt"
-fi
-
-phase_start results
-[ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$g/console.log"
-grep -E '^(not )?ok |^# ' "$g/job.log" 2> /dev/null | grep -v '^# *$'
-scan_guest "$g" "$mode guest"
-if [ "$mode" = bench ]; then
+# The table of a bench guest, or what its finished rounds measured.
+bench_report() { # GUEST_DIR MODE
 	echo
-	echo "=== bench: median of each figure, stock and ours in the same boot"
-	if ! cat "$g/bench.txt" 2> /dev/null; then
-		result fail "bench table written" "$g/console.log"
-		# What the rounds that finished measured is still worth a look.
-		if [ -s "$g/work-bench/results.txt" ]; then
-			echo "=== partial: the rounds the guest finished"
-			STORM_CLIENTS=${BENCH_STORM_CLIENTS:-10} \
-			STORM_CONNS=${BENCH_STORM_CONNS:-3} \
-			PERFTEST_SIZE=${BENCH_PERFTEST_SIZE:-65536} \
-				"$sel/bench_table.sh" "$g/work-bench/results.txt"
-		fi
+	echo "=== bench ($2): median of each figure, stock and ours in the same boot"
+	cat "$1/bench.txt" 2> /dev/null && return
+	result fail "bench table written ($2)" "$1/console.log"
+	# What the rounds that finished measured is still worth a look.
+	if [ -s "$1/work-bench/results.txt" ]; then
+		echo "=== partial: the rounds the guest finished"
+		STORM_CLIENTS=${BENCH_STORM_CLIENTS:-10} \
+		STORM_CONNS=${BENCH_STORM_CONNS:-3} \
+		PERFTEST_SIZE=${BENCH_PERFTEST_SIZE:-65536} \
+			"$sel/bench_table.sh" "$1/work-bench/results.txt"
 	fi
-fi
-phase_end
+}
+
+for m in "${modes[@]}"; do
+	# bench's guests are guest-smp and guest-icount.
+	tag=
+	[ "$m" = - ] || tag=-$m
+	g=$out/guest$tag
+	phase_start "guest$tag"
+	jargs=$(mode_args "$m")
+	vmflags=()
+	[ "$m" = icount ] && vmflags=(-I)
+	if [ "$mode" = profile ]; then
+		port=$((20000 + $$ % 20000))
+		vmflags=(-I -g "$port")
+		rm -rf "$g"
+		mkdir -p "$g"
+		"$sel/qemu/insn-profile.sh" "$g" "$port" "$vm_tmo" > "$out/profile.txt" &
+		tracer=$!
+	fi
+	echo "$mode$tag: $variant kernel; ours = $PERF_OURS${jargs:+; $jargs}"
+	"$sel/qemu/run-vm.sh" -k "$kdir" -o "$g" -j "${mode}_guest.sh" -a "$jargs" \
+		-m "${PERF_OURS// /,}" -d "$out/ours" -t "$vm_tmo" "${vmflags[@]}"
+	vmrc=$?
+	phase_end
+	if [ "$mode" = profile ]; then
+		# With the guest gone, gdb has returned; a tracer still waiting
+		# for a stack the guest never brought up waits for nothing.
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$tracer" 2> /dev/null || break
+			sleep 1
+		done
+		kill "$tracer" 2> /dev/null
+		if wait "$tracer"; then
+			result ok "instruction traces of stock and ours"
+		else
+			result fail "instruction traces of stock and ours" "$out/profile.txt"
+		fi
+		cat "$out/profile.txt"
+	fi
+
+	phase_start "results$tag"
+	[ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$g/console.log"
+	grep -E '^(not )?ok |^# ' "$g/job.log" 2> /dev/null | grep -v '^# *$'
+	scan_guest "$g" "$mode$tag guest"
+	[ "$mode" = bench ] && bench_report "$g" "$m"
+	phase_end
+done
 finish
