@@ -54,6 +54,9 @@
 #   hp_tcp_mbps        swiw_pump.c over TCP sockets, as hp_pump_mbps
 #
 # (HOSTPATH=0 leaves these out; so does a run without our modules.)
+# SWIW_OPTS: options for swiw.ko besides user_verbs=1, joined by + (no
+# spaces in job arguments), e.g. SWIW_OPTS=tx_doorbell=0 to compare one
+# of swiw's data-path options with another run against the same siw.
 #
 # WAKEUP_PREEMPT=0 turns the scheduler's wakeup preemption off for the
 # whole job (sched/features in debugfs; the bench kernel has it): on one
@@ -85,7 +88,7 @@ set -u
 . "$(dirname "$0")/bench_table.sh"
 
 CMTIME_CONNS=1000 CMTIME_PER=25 CMTIME_PER_RXE=100 CMTIME_PAR=4
-RSTREAM_COUNT=200 HOSTPATH=1 PUMP_MIB=64
+RSTREAM_COUNT=200 HOSTPATH=1 PUMP_MIB=64 SWIW_OPTS=
 # A round of a perftest figure stays a few seconds on the debug kernel,
 # where siw moves 2-4 MB/s.
 PERFTEST_SIZE=65536 PERFTEST_ITERS=300 LAT_ITERS=1000 PERFTEST_TRIES=5
@@ -95,7 +98,7 @@ UCMA_PAIRS=20000 UCMA_EVENTS=2000
 ROUNDS=1 WAKEUP_PREEMPT=1 START_DEBIT=1
 perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
 	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS RSTREAM_COUNT
-	   HOSTPATH WAKEUP_PREEMPT START_DEBIT PUMP_MIB PERFTEST_SIZE
+	   HOSTPATH WAKEUP_PREEMPT START_DEBIT PUMP_MIB PERFTEST_SIZE SWIW_OPTS
 	   PERFTEST_ITERS LAT_ITERS PERFTEST_TRIES" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
 [ "$TRANSPORTS" = none ] && TRANSPORTS=	# the host path only
@@ -180,7 +183,8 @@ hp_up() { # KIND
 		return 1
 	fi
 	if [ "$k" = swiw ]; then
-		run insmod 60 insmod "$OURS_DIR/swiw.ko" user_verbs=1 ||
+		# shellcheck disable=SC2086 # one word per option
+		run insmod 60 insmod "$OURS_DIR/swiw.ko" user_verbs=1 ${SWIW_OPTS//+/ } ||
 			{ fail "insmod swiw.ko user_verbs=1"; return 1; }
 	fi
 	if ! { run rdma 60 rdma link add "${k}A" type "$k" netdev vA &&
@@ -290,7 +294,7 @@ bench_hp_pump() { # ORIGIN KIND
 # (PERFTEST_TRIES in all, on another port each time); any other failure
 # stands.
 bench_hp_perftest() { # ORIGIN KIND TEST PORT
-	local t=$3 size=$PERFTEST_SIZE n=$PERFTEST_ITERS col=4 f v= i port
+	local t=$3 size=$PERFTEST_SIZE n=$PERFTEST_ITERS col=4 f v='' i port
 
 	f=hp_${t}_MBps
 	case $t in
