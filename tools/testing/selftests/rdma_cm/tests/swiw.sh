@@ -233,6 +233,23 @@ swiw_flood_cases() {
 	! failed
 }
 
+# mpa_peer.py in the background as NAME, with ARGS after swiw's address;
+# returns once it listens (fails the case if it never does).
+mpa_peer_start() { # NAME ARGS...
+	local p=$1 deadline
+
+	shift
+	bg "$p" 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$@"
+	deadline=$((SECONDS + $(tmo 30)))
+	until grep -q '^listening$' "$p.out" 2> /dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[$p]}"; then
+			fail "mpa_peer.py never listened"
+			return 1
+		fi
+		nap 0.2
+	done
+}
+
 # swiw as initiator takes an FPDU that comes in with the MPA reply, in
 # one segment: mpa_peer.py answers the request with the reply and a SEND
 # in one write, and must then get ucmatose's reply SEND.  Stock siw fails
@@ -242,17 +259,9 @@ swiw_flood_cases() {
 # only MPA revision 1 and closes on anything else: net.iw_cm.mpa_version
 # 1 makes swiw's requests revision 1.
 swiw_early_fpdu() { # PORT [v1]
-	local deadline p=swiw-mpapeer${2:+-$2} c=swiw-early${2:+-$2}
+	local p=swiw-mpapeer${2:+-$2} c=swiw-early${2:+-$2}
 
-	bg "$p" 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$@"
-	deadline=$((SECONDS + $(tmo 30)))
-	until grep -q '^listening$' "$p.out" 2> /dev/null; do
-		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[$p]}"; then
-			fail "mpa_peer.py never listened"
-			break
-		fi
-		nap 0.2
-	done
+	mpa_peer_start "$p" "$@"
 	run "$c" 60 ucmatose -s "$SWIW_ADDR" -p "$1" -c 1 -C 1
 	wait_bg "$p" 30
 	expect_rc "$c" 0
@@ -266,17 +275,9 @@ swiw_early_fpdu() { # PORT [v1]
 # 6581): the connect fails as before, and the responder, which the
 # reply put in FPDU mode, gets a TERMINATE "insufficient IRD" first.
 swiw_term_ird() { # PORT
-	local deadline p=swiw-mpapeer-ird c=swiw-term-ird
+	local p=swiw-mpapeer-ird c=swiw-term-ird
 
-	bg "$p" 120 python3 "$SELFTEST_DIR/mpa_peer.py" "$SWIW_ADDR" "$1" ird
-	deadline=$((SECONDS + $(tmo 30)))
-	until grep -q '^listening$' "$p.out" 2> /dev/null; do
-		if [ "$SECONDS" -ge "$deadline" ] || ! proc_running "${PID[$p]}"; then
-			fail "mpa_peer.py never listened"
-			break
-		fi
-		nap 0.2
-	done
+	mpa_peer_start "$p" "$1" ird
 	run "$c" 60 ucmatose -s "$SWIW_ADDR" -p "$1" -c 1 -C 1
 	wait_bg "$p" 30
 	expect_rc_fail "$c"
