@@ -192,13 +192,16 @@ vmrc=$?
 phase_end
 
 phase_start results
-[ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$g/console.log"
+# A job that ended names its failed cases itself: the console's tail
+# only helps when it did not end.
+[ -f "$g/job.rc" ] && gdiag= || gdiag=$g/console.log
+[ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$gdiag"
 
 # KUnit results come through the kernel log.
 if [ -f "$g/dmesg.txt" ]; then
 	"$sel/qemu/kunit-results.sh" "$g/dmesg.txt" > "$out/kunit.txt"
 	cat "$out/kunit.txt"
-	count_ktap "$out/kunit.txt"
+	count_ktap "$out/kunit.txt" kunit
 fi
 if [ "$STOCK" != 1 ] && ! [ -s "$out/kunit.txt" ]; then
 	result fail "KUnit suites of our modules ran in the guest" "$g/console.log"
@@ -358,7 +361,7 @@ if [ -n "$series_pid" ]; then
 	wait "$series_pid"
 	rc=$?
 	grep -E '^(not )?ok |^check-series:' "$out/series-check.log" | sed 's/^/in-tree: /'
-	count_ktap "$out/series-check.log"
+	count_ktap "$out/series-check.log" in-tree
 	[ $rc = 0 ] || grep -q '^not ok' "$out/series-check.log" ||
 		result fail "in-tree: the series applies and builds patch by patch" \
 			"$out/series-check.log"

@@ -7,7 +7,7 @@
 # Sourced; sets pass, fail, skip and timings.
 
 pass=0 fail=0 skip=0
-timings=()
+timings=() failed_names=()
 
 phase_start() { phase=$1; t0=$(date +%s); echo "=== $phase"; }
 phase_end() { timings+=("$(printf '%-22s %5ss' "$phase" $(( $(date +%s) - t0 )))"); }
@@ -16,20 +16,41 @@ result() { # result ok|fail|skip NAME [diagnostic file]
 	case $1 in
 	ok) pass=$((pass + 1)); echo "ok - $2" ;;
 	skip) skip=$((skip + 1)); echo "ok - $2 # SKIP" ;;
-	*) fail=$((fail + 1)); echo "not ok - $2"
+	*) fail=$((fail + 1)); echo "not ok - $2"; failed_names+=("$2")
 	   [ -n "${3:-}" ] && [ -s "$3" ] && tail -n 40 "$3" | sed 's/^/#   /' ;;
 	esac
 }
 
-count_ktap() { # add the ok / not ok lines of a KTAP file to the totals
+count_ktap() { # KTAP_FILE [WHERE]: add its ok / not ok lines to the totals
 	local line
 	while IFS= read -r line; do
 		case "$line" in
-		"not ok "*) fail=$((fail + 1)) ;;
+		"not ok "*) fail=$((fail + 1))
+			failed_names+=("${2:+$2: }${line#not ok }") ;;
 		"ok "*"# SKIP"*) skip=$((skip + 1)) ;;
 		"ok "*) pass=$((pass + 1)) ;;
 		esac
 	done < <(sed -n 's/^[[:space:]]*\(\(not \)\{0,1\}ok [0-9-].*\)/\1/p' "$1")
+}
+
+# A CI log shows only the totals otherwise: name each failed case with
+# the diagnostics printed before it, and the cases that took longest
+# (a case that ran into its timeout shows there).
+ktap_report() { # JOB_LOG NAME
+	awk -v name="$2" '
+		/^[[:space:]]*# / { d[n++ % 12] = $0; next }
+		/^[[:space:]]*not ok [0-9]/ {
+			k = n > 12 ? n - 12 : 0
+			for (; k < n; k++)
+				print "#   " name ": " d[k % 12]
+			print "#   " name ": " $0
+			n = 0
+		}
+		/^[[:space:]]*ok [0-9]/ { n = 0 }' "$1"
+	sed -n 's/^# \(.*\) took \([0-9]*\) s$/\2 \1/p' "$1" | sort -rn |
+		head -n 5 | awk -v name="$2" '
+		{ l = l (l ? ", " : "") $2 " " $1 " s" }
+		END { if (l) print "# " name ": slowest: " l }'
 }
 
 # Count a guest's job KTAP and fail on any splat in its kernel log,
@@ -37,7 +58,10 @@ count_ktap() { # add the ok / not ok lines of a KTAP file to the totals
 scan_guest() { # DIR NAME
 	local dir=$1 name=$2 klog splats=$1/splats.txt
 
-	[ -f "$dir/job.log" ] && count_ktap "$dir/job.log"
+	if [ -f "$dir/job.log" ]; then
+		count_ktap "$dir/job.log" "$name"
+		ktap_report "$dir/job.log" "$name"
+	fi
 	[ -f "$dir/vm-time.txt" ] && echo "# $name: $(cat "$dir/vm-time.txt")"
 	# The kernel log alone: the console also carries the tools' output.
 	klog=$dir/dmesg.txt
@@ -63,6 +87,11 @@ finish() {
 	echo "=== timings"
 	printf '  %s\n' "${timings[@]}"
 	[ $skip = 0 ] || echo "($skip skipped, not counted as passed)"
+	# Last, where a CI log that keeps only its head and tail shows it.
+	if [ ${#failed_names[@]} -gt 0 ]; then
+		echo "failed:"
+		printf '  %.160s\n' "${failed_names[@]}" | head -n 20
+	fi
 	echo "$pass passed, $fail failed"
 	[ $fail = 0 ]
 	exit $?
