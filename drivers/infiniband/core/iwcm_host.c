@@ -507,16 +507,21 @@ static void iwh_local(struct iwh_ep *ep, const struct iw_cm_conn_param *p,
 	struct ib_device *device = ep->hdev->device;
 
 	u8 rev = initiator ? iwcm_mpa_version() : 2;
+	u32 ird_max = min_t(u32, max_t(int, device->attrs.max_qp_rd_atom, 0),
+			    IWCM_MPA_IRD_ORD_MAX);
 
-	/* Revision 1 has no RTR: no peer-to-peer start. */
+	/*
+	 * Revision 1 has no RTR: no peer-to-peer start.  The IRD offered is
+	 * one the device holds: the provider terminates a peer that keeps
+	 * more READs outstanding than it was told it may.
+	 */
 	ep->me = (struct iwcm_mpa_local){
 		.rev = rev,
 		.crc = ops->crc,
 		.p2p = initiator && ops->p2p && rev == 2,
 		.rtr = iwh_rtr_mpa(initiator ? ops->rtr_send : ops->rtr_recv),
-		.ird = min_t(u32, p->ird, IWCM_MPA_IRD_ORD_MAX),
-		.ird_max = min_t(u32, max_t(int, device->attrs.max_qp_rd_atom, 0),
-				 IWCM_MPA_IRD_ORD_MAX),
+		.ird = min(p->ird, ird_max),
+		.ird_max = ird_max,
 		.ord = min_t(u32, p->ord, IWCM_MPA_IRD_ORD_MAX),
 	};
 }

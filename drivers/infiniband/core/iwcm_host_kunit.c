@@ -419,6 +419,32 @@ static void hq_connect_accept_test(struct kunit *test)
 	iw_destroy_cm_id(l);
 }
 
+/*
+ * A consumer IRD over the device's: the responder offers, and its
+ * provider is held to, the device's 16.  The initiator's ORD of 8 fits.
+ */
+static void hq_ird_cap_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct iw_cm_conn_param ap = { .qpn = 1, .ird = 100, .ord = 1 };
+	struct hq_qp *aq = &fx->hd->qp[0], *pq = &fx->hd->qp[1];
+	struct iw_cm_id *l, *a, *child;
+	u16 port;
+
+	l = hq_listen(test, 4, &port);
+	a = hq_id(test);
+	child = hq_request(test, a, port, "")->id;
+	KUNIT_ASSERT_EQ(test, iw_cm_accept(child, &ap), 0);
+	KUNIT_ASSERT_NOT_NULL(test, hq_wait(fx->c, 2));
+	KUNIT_EXPECT_EQ(test, pq->attached, 1);
+	KUNIT_EXPECT_EQ(test, pq->params.ird, 16);
+	KUNIT_EXPECT_EQ(test, pq->params.ord, 1);
+	KUNIT_EXPECT_EQ(test, aq->params.ord, 8);
+	iw_destroy_cm_id(a);
+	iw_destroy_cm_id(child);
+	iw_destroy_cm_id(l);
+}
+
 /* A reject reaches the initiator as -ECONNREFUSED with its data. */
 static void hq_reject_test(struct kunit *test)
 {
@@ -924,6 +950,7 @@ static void hq_listener_destroy_test(struct kunit *test)
 
 static struct kunit_case hq_cases[] = {
 	KUNIT_CASE(hq_connect_accept_test),
+	KUNIT_CASE(hq_ird_cap_test),
 	KUNIT_CASE(hq_reject_test),
 	KUNIT_CASE(hq_refused_test),
 	KUNIT_CASE(hq_listen_busy_test),

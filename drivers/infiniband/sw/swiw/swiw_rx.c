@@ -154,10 +154,16 @@ static int swiw_rx_send(struct swiw_qp *qp, u16 op)
 	return 0;
 }
 
-/* A READ request: queued for tx_work to answer. */
+/*
+ * A READ request: queued for tx_work to answer.  The peer may have no
+ * more outstanding than the IRD negotiated; one more finds no buffer on
+ * queue 1 (RFC 5041's untagged error 0x02).  An IRD of 0 still answers
+ * one, as this end still sends one at an ORD of 0.
+ */
 static int swiw_rx_read_req(struct swiw_qp *qp)
 {
 	struct swiw_hdr_read_req *h = &qp->rx.hdr.rreq;
+	u32 ird = clamp_t(u32, qp->ird, 1, SWIW_MAX_RD_ATOM);
 	struct swiw_rreq *rr;
 	unsigned long flags;
 
@@ -170,7 +176,7 @@ static int swiw_rx_read_req(struct swiw_qp *qp)
 	if (qp->rx.payload)
 		return -EPROTO;
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->irq_head - qp->irq_tail >= SWIW_MAX_RD_ATOM) {
+	if (qp->irq_head - qp->irq_tail >= ird) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return swiw_rx_fail(&qp->rx, SWIW_FAULT_NO_BUF);
 	}

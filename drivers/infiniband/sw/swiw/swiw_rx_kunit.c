@@ -42,6 +42,8 @@ MODULE_PARM_DESC(fuzz_seed, "seed of the fuzz case");
 #define FZ_LEN		1024
 #define FZ_NR_RQE	8
 #define FZ_NR_READ	4
+/* The IRD the streams' QP negotiated: above what one stream queues. */
+#define FZ_IRD		8
 #define FZ_STREAM	8192
 
 struct fz_stats {
@@ -215,6 +217,7 @@ static int fz_init(struct kunit *test, struct fz_ctx *c, bool crc)
 	c->qp.sdev = &c->sdev;
 	c->qp.state = SWIW_QP_RTS;
 	c->qp.crc = crc;
+	c->qp.ird = FZ_IRD;
 	c->qp.access = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
 	c->crc = crc;
 	c->msn = 1;
@@ -498,6 +501,7 @@ enum fz_bad {
 	FZ_BAD_RREQ_QN,
 	FZ_BAD_RREQ_MSN,
 	FZ_BAD_RREQ_MO,
+	FZ_BAD_RREQ_IRD,
 	FZ_BAD_INVAL,
 	FZ_BAD_LKEY,
 	FZ_BAD_MAX,
@@ -530,6 +534,7 @@ static const u32 fz_bad_term[FZ_BAD_MAX] = {
 	[FZ_BAD_RREQ_QN]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x01),
 	[FZ_BAD_RREQ_MSN]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x03),
 	[FZ_BAD_RREQ_MO]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x04),
+	[FZ_BAD_RREQ_IRD]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x02),
 	[FZ_BAD_INVAL]		= SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x09),
 	[FZ_BAD_LKEY]		= SWIW_TERM(SWIW_TERM_DDP, 0, 0x00),
 };
@@ -636,6 +641,12 @@ static void swiw_rx_bad_test(struct kunit *test)
 		case FZ_BAD_RREQ_MO:
 			fz_untagged(c, SWIW_OP_READ_REQ, 0, SWIW_QN_READ_REQ, 1,
 				    4, 16, true);
+			break;
+		case FZ_BAD_RREQ_IRD:	/* one READ request past the IRD */
+			c->qp.ird = 2;
+			fz_read_req(c, 16);
+			fz_read_req(c, 16);
+			fz_read_req(c, 16);
 			break;
 		case FZ_BAD_INVAL:	/* SEND with invalidate: not an MR */
 			fz_untagged(c, SWIW_OP_SEND_INV, FZ_KEY + 1, 0, 1, 0, 8,
