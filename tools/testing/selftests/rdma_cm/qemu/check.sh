@@ -169,7 +169,8 @@ if [ $mode = ulp ]; then
 				-j guest_check.sh -a "stock=$st,tests=${set// /+}" \
 				-m "$o" -d "$oursdir" -t 2400 > /dev/null 2>&1
 			rc=$?
-			grep -E '^(not )?ok |^# ' "$out/$name/job.log" 2>/dev/null |
+			# scan_guest prints each not ok with its diagnostics.
+			grep -E '^ok |^# ' "$out/$name/job.log" 2>/dev/null |
 				grep -vE '^# (ok|not ok)' | sed "s/^/$name: /"
 			[ $rc = 0 ] || result fail "$name: job exited cleanly (rc $rc)" \
 				"$out/$name/console.log"
@@ -192,9 +193,10 @@ vmrc=$?
 phase_end
 
 phase_start results
-# A job that ended names its failed cases itself: the console's tail
-# only helps when it did not end.
-[ -f "$g/job.rc" ] && gdiag= || gdiag=$g/console.log
+# A job that ended and failed a case names it itself (scan_guest); the
+# console's tail helps when it did not end or failed outside any case.
+gdiag=$g/console.log
+[ -f "$g/job.rc" ] && grep -q '^not ok ' "$g/job.log" 2>/dev/null && gdiag=
 [ $vmrc = 0 ] || result fail "guest job exited cleanly (rc $vmrc)" "$gdiag"
 
 # KUnit results come through the kernel log.
@@ -217,7 +219,7 @@ if [ -z "${TESTS:-}" ]; then
 		-j guest_check.sh -a "stock=$STOCK,tests=${ULP_TESTS// /+}" \
 		-m "${ours_for_selftests// /,}" -d "$oursdir" -t 2400 > /dev/null 2>&1
 	rc=$?
-	grep -E '^(not )?ok ' "$out/ulp/job.log" 2>/dev/null | sed 's/^/ulp guest: /'
+	grep -E '^ok ' "$out/ulp/job.log" 2>/dev/null | sed 's/^/ulp guest: /'
 	[ $rc = 0 ] || result fail "ulp guest: job exited cleanly (rc $rc)" \
 		"$out/ulp/console.log"
 	scan_guest "$out/ulp" "ulp guest"
@@ -240,7 +242,7 @@ arc=$?
 for x in a b; do
 	rc=$arc
 	[ $x = b ] && rc=$brc
-	grep -E '^(not )?ok ' "$out/two-$x/job.log" 2>/dev/null | sed "s/^/guest $x: /"
+	grep -E '^ok ' "$out/two-$x/job.log" 2>/dev/null | sed "s/^/guest $x: /"
 	[ "$rc" = 0 ] || result fail "two guests: guest $x job exited cleanly (rc $rc)" \
 		"$out/two-$x/console.log"
 	scan_guest "$out/two-$x" "two guests: guest $x"
@@ -347,7 +349,7 @@ if "$sel/qemu/distro-initramfs.sh" "$dkver" "$out/distro-initrd.gz" 2> "$d/initr
 		-i "$out/distro-initrd.gz" -o "$d" -j distro_check.sh -a "$distro_args" \
 		-m "$distro_ours" -d "${distro_dir:-}" -t 1200 > /dev/null 2>&1
 	rc=$?
-	grep -E '^(not )?ok ' "$d/job.log" 2>/dev/null | sed "s/^/distro: /"
+	grep -E '^ok ' "$d/job.log" 2>/dev/null | sed "s/^/distro: /"
 	[ $rc = 0 ] || result fail "distro tier: job exited cleanly (rc $rc)" "$d/console.log"
 	scan_guest "$d" "distro tier ($dkver)"
 else
@@ -389,7 +391,7 @@ if [ -n "$series_pid" ]; then
 			-j guest_check.sh -a "stock=0,tests=kunit+rping+ucmatose+rxe.kclient" \
 			-m "${ours_for_selftests// /,}" -d "$it" -t 1200 > /dev/null 2>&1
 		rc=$?
-		grep -E '^(not )?ok ' "$out/in-tree-guest/job.log" 2>/dev/null |
+		grep -E '^ok ' "$out/in-tree-guest/job.log" 2>/dev/null |
 			sed 's/^/in-tree guest: /'
 		[ $rc = 0 ] || result fail "in-tree guest: job exited cleanly (rc $rc)" \
 			"$out/in-tree-guest/console.log"
