@@ -874,6 +874,35 @@ static void hq_v1_peer_test(struct kunit *test)
 }
 
 /*
+ * A revision 1 responder that takes a revision 2 request for a bad
+ * frame and closes: the connect fails with -ECONNRESET and is not
+ * retried (no second request on the listener), nothing is attached.
+ */
+static void hq_v1_closes_test(struct kunit *test)
+{
+	struct hq_fixture *fx = test->priv;
+	struct socket *ls, *s;
+	struct iw_cm_id *a;
+	u8 req[25];
+	u16 port;
+
+	ls = hq_raw_listen(test, &port);
+	a = hq_id(test);
+	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "x"), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
+	s->sk->sk_rcvtimeo = 5 * HZ;
+	/* Revision 2: the IRD/ORD word, then "x". */
+	KUNIT_EXPECT_EQ(test, hq_recv(s, req, sizeof(req)), sizeof(req));
+	KUNIT_EXPECT_EQ(test, req[17], 2);
+	sock_release(s);
+	hq_reply(test, 0, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, fx->hd->qp[0].attached, 0);
+	KUNIT_EXPECT_EQ(test, kernel_accept(ls, &s, O_NONBLOCK), -EAGAIN);
+	iw_destroy_cm_id(a);
+	sock_release(ls);
+}
+
+/*
  * An initiator destroyed while waiting for the reply closes its TCP
  * connection at once, not when the 10 s reply timer runs out (the raw
  * peer reads for at most 5 s), and reports nothing.
@@ -957,6 +986,7 @@ static struct kunit_case hq_cases[] = {
 	KUNIT_CASE(hq_tos_ipv4_test),
 	KUNIT_CASE(hq_tos_ipv6_test),
 	KUNIT_CASE(hq_v1_peer_test),
+	KUNIT_CASE(hq_v1_closes_test),
 	KUNIT_CASE(hq_connect_reuse_test),
 	KUNIT_CASE(hq_hostile_request_test),
 	KUNIT_CASE(hq_markers_test),

@@ -20,6 +20,7 @@ struct ct_ctx {
 	struct swiw_qp qp;
 	int events;
 	enum ib_event_type last;
+	int comps;
 };
 
 static struct ct_ctx *ct;
@@ -30,17 +31,23 @@ static void ct_event(struct ib_event *ev, void *ctx)
 	ct->last = ev->event;
 }
 
+static void ct_comp(struct ib_cq *cq, void *ctx)
+{
+	ct->comps++;
+}
+
 static int ct_init(struct kunit *test)
 {
 	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ct);
 	ct->cq.ibcq.device = &ct->sdev.ibdev;
 	ct->cq.ibcq.event_handler = ct_event;
+	ct->cq.ibcq.comp_handler = ct_comp;
 	ct->qp.ibqp.qp_num = 7;
 	return 0;
 }
 
-static bool ct_add(u64 wr_id)
+static bool ct_add_se(u64 wr_id, bool solicited)
 {
 	struct ib_wc wc = {
 		.wr_id = wr_id,
@@ -48,7 +55,12 @@ static bool ct_add(u64 wr_id)
 		.qp = &ct->qp.ibqp,
 	};
 
-	return swiw_cq_add(&ct->cq, &wc, false);
+	return swiw_cq_add(&ct->cq, &wc, solicited);
+}
+
+static bool ct_add(u64 wr_id)
+{
+	return ct_add_se(wr_id, false);
 }
 
 /* A kernel CQ of 2: the third and later completions are lost. */
@@ -110,9 +122,43 @@ static void swiw_cq_user_overflow_once_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ct->events, 1);
 }
 
+/*
+ * Armed for solicited completions, a CQ runs its handler for the first
+ * solicited one only (a Send with Solicited Event's receive); armed for
+ * the next, for any.  Each arming fires once.
+ */
+static void swiw_cq_solicited_test(struct kunit *test)
+{
+	struct ib_cq_init_attr attr = { .cqe = 8 };
+	struct ib_cq *ibcq = &ct->cq.ibcq;
+
+	KUNIT_ASSERT_EQ(test, swiw_create_cq(ibcq, &attr, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, ct_add(1));
+	KUNIT_EXPECT_EQ(test, ct->comps, 0);	/* not armed */
+
+	KUNIT_EXPECT_EQ(test, swiw_req_notify_cq(ibcq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_TRUE(test, ct_add(2));
+	KUNIT_EXPECT_EQ(test, ct->comps, 0);
+	KUNIT_EXPECT_TRUE(test, ct_add_se(3, true));
+	KUNIT_EXPECT_EQ(test, ct->comps, 1);
+	KUNIT_EXPECT_TRUE(test, ct_add_se(4, true));
+	KUNIT_EXPECT_EQ(test, ct->comps, 1);	/* fired: disarmed */
+
+	/* Solicited does not narrow an arming for the next completion. */
+	KUNIT_EXPECT_EQ(test, swiw_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, swiw_req_notify_cq(ibcq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_TRUE(test, ct_add(5));
+	KUNIT_EXPECT_EQ(test, ct->comps, 2);
+
+	KUNIT_EXPECT_EQ(test, swiw_req_notify_cq(ibcq, IB_CQ_SOLICITED |
+						 IB_CQ_REPORT_MISSED_EVENTS), 1);
+	swiw_destroy_cq(ibcq, NULL);
+}
+
 static struct kunit_case swiw_cq_cases[] = {
 	KUNIT_CASE(swiw_cq_overflow_once_test),
 	KUNIT_CASE(swiw_cq_user_overflow_once_test),
+	KUNIT_CASE(swiw_cq_solicited_test),
 	{}
 };
 

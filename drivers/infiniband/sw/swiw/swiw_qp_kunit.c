@@ -292,6 +292,31 @@ static void swiw_qp_idle_send_test(struct kunit *test)
 }
 
 /*
+ * No RFC 7306 message: immediate data and atomics are refused when
+ * posted (-EINVAL, the request named as bad), whatever the QP's state,
+ * and nothing completes.
+ */
+static void swiw_qp_no_7306_test(struct kunit *test)
+{
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_RDMA_WRITE_WITH_IMM, IB_WR_SEND_WITH_IMM,
+		IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr wr = { .send_flags = IB_SEND_SIGNALED };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		wr.opcode = ops[i];
+		wr.wr_id = i;
+		KUNIT_EXPECT_EQ_MSG(test, swiw_post_send(&qt->qp.ibqp, &wr, &bad),
+				    -EINVAL, "opcode %d", ops[i]);
+		KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr);
+	}
+	KUNIT_EXPECT_EQ(test, qt->nr_wc, 0);
+}
+
+/*
  * A handler that re-posts a receive from each receive's flush
  * completion: one flush takes what was queued and one ring's worth
  * more, not all the handler ever posts.  The rest is dropped, and a
@@ -386,6 +411,7 @@ static struct kunit_case swiw_qp_cases[] = {
 	KUNIT_CASE(swiw_qp_drain_after_test),
 	KUNIT_CASE(swiw_qp_drain_between_test),
 	KUNIT_CASE(swiw_qp_idle_send_test),
+	KUNIT_CASE(swiw_qp_no_7306_test),
 	KUNIT_CASE(swiw_qp_repost_test),
 	KUNIT_CASE(swiw_qp_overflow_test),
 	KUNIT_CASE(swiw_qp_hostile_test),

@@ -52,6 +52,8 @@ struct fz_stats {
 	int send_done;
 	int fails;
 	u32 recv_len[FZ_NR_RQE + 1];
+	bool recv_se[FZ_NR_RQE + 1];
+	u32 recv_inval[FZ_NR_RQE + 1];
 };
 
 static u8 *fz_mem;
@@ -64,8 +66,11 @@ bool swiw_complete(struct swiw_qp *qp, bool recv, const struct swiw_wqe *wqe,
 	if (!recv)
 		return true;
 	if (status == IB_WC_SUCCESS) {
-		if (fz.recv_ok < ARRAY_SIZE(fz.recv_len))
+		if (fz.recv_ok < ARRAY_SIZE(fz.recv_len)) {
 			fz.recv_len[fz.recv_ok] = len;
+			fz.recv_se[fz.recv_ok] = solicited;
+			fz.recv_inval[fz.recv_ok] = inval;
+		}
 		fz.recv_ok++;
 	} else {
 		fz.recv_err++;
@@ -472,6 +477,46 @@ static void fz_ctrl(struct fz_ctx *c, u16 ctrl, u32 hdr_len)
 	union swiw_hdr h = {};
 
 	fz_fpdu(c, &h, hdr_len, ctrl, NULL, 0);
+}
+
+/*
+ * The four Sends (RFC 5040 opcodes 3 to 6): each fills a receive; with
+ * SE its completion is solicited, with Invalidate it carries the STag
+ * invalidated.
+ */
+static void swiw_rx_send_kinds_test(struct kunit *test)
+{
+	static const struct {
+		enum swiw_rdmap_op op;
+		u32 inval;
+		bool se;
+	} kind[] = {
+		{ SWIW_OP_SEND, 0, false },
+		{ SWIW_OP_SEND_SE, 0, true },
+		{ SWIW_OP_SEND_INV, FZ_KEY, false },
+		{ SWIW_OP_SEND_SE_INV, FZ_KEY, true },
+	};
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fz_init(test, c, true);
+	for (i = 0; i < ARRAY_SIZE(kind); i++)
+		fz_untagged(c, kind[i].op, kind[i].inval, SWIW_QN_SEND, i + 1,
+			    0, 8 + i, true);
+	fz_run(test, c);
+	KUNIT_EXPECT_EQ(test, fz.recv_ok, ARRAY_SIZE(kind));
+	KUNIT_EXPECT_EQ(test, fz.recv_err, 0);
+	KUNIT_EXPECT_EQ(test, c->qp.term, 0U);
+	for (i = 0; i < min_t(int, fz.recv_ok, ARRAY_SIZE(kind)); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, fz.recv_len[i], 8U + i, "op %d",
+				    kind[i].op);
+		KUNIT_EXPECT_EQ_MSG(test, fz.recv_se[i], kind[i].se, "op %d",
+				    kind[i].op);
+		KUNIT_EXPECT_EQ_MSG(test, fz.recv_inval[i], kind[i].inval,
+				    "op %d", kind[i].op);
+	}
+	fz_fini(c);
 }
 
 /* The inbound errors swiw_rx_bad_test() builds, and their TERMINATEs. */
@@ -927,6 +972,7 @@ static void swiw_rx_suite_exit(struct kunit_suite *suite)
 
 static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_known_test),
+	KUNIT_CASE(swiw_rx_send_kinds_test),
 	KUNIT_CASE(swiw_rx_bad_test),
 	KUNIT_CASE(swiw_rx_read_src_test),
 	KUNIT_CASE(swiw_rx_reset_test),
