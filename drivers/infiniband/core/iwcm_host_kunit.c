@@ -717,6 +717,22 @@ static struct socket *hq_raw_listen(struct kunit *test, u16 *port)
 }
 
 /*
+ * Connect @a to the raw listener @ls on @port with @pdata: the peer's
+ * end of the TCP connection, 5 s receive timeout.
+ */
+static struct socket *hq_raw_accept(struct kunit *test, struct iw_cm_id *a,
+				    struct socket *ls, u16 port,
+				    const char *pdata)
+{
+	struct socket *s;
+
+	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, pdata), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
+	s->sk->sk_rcvtimeo = 5 * HZ;
+	return s;
+}
+
+/*
  * After the event, what the initiator sent the responder: a TERMINATE
  * FPDU with layer LLP, type MPA, @code and the CRC field @crc (RFC 5040,
  * 5044, 6581), then the close; with @code 0, the close only.
@@ -804,9 +820,7 @@ static void hq_hostile_reply_test(struct kunit *test)
 	ls = hq_raw_listen(test, &port);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		a = hq_id(test);
-		KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "x"), 0);
-		KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
-		s->sk->sk_rcvtimeo = 5 * HZ;
+		s = hq_raw_accept(test, a, ls, port, "x");
 		/* The request: header, IRD/ORD word, "x". */
 		KUNIT_EXPECT_EQ(test, hq_recv(s, req, 25), 25);
 		KUNIT_EXPECT_EQ(test, memcmp(req, "MPA ID Req Frame", 16), 0);
@@ -848,9 +862,7 @@ static void hq_v1_peer_test(struct kunit *test)
 	hq_sysctl(test, "mpa_version", "1");
 	ls = hq_raw_listen(test, &port);
 	a = hq_id(test);
-	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "v1"), 0);
-	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
-	s->sk->sk_rcvtimeo = 5 * HZ;
+	s = hq_raw_accept(test, a, ls, port, "v1");
 	/* Key, flags without H, revision 1, PD_Length 2, "v1". */
 	KUNIT_EXPECT_EQ(test, hq_recv(s, req, 22), 22);
 	KUNIT_EXPECT_EQ(test, memcmp(req, "MPA ID Req Frame", 16), 0);
@@ -888,9 +900,7 @@ static void hq_v1_closes_test(struct kunit *test)
 
 	ls = hq_raw_listen(test, &port);
 	a = hq_id(test);
-	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "x"), 0);
-	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
-	s->sk->sk_rcvtimeo = 5 * HZ;
+	s = hq_raw_accept(test, a, ls, port, "x");
 	/* Revision 2: the IRD/ORD word, then "x". */
 	KUNIT_EXPECT_EQ(test, hq_recv(s, req, sizeof(req)), sizeof(req));
 	KUNIT_EXPECT_EQ(test, req[17], 2);
@@ -917,9 +927,7 @@ static void hq_destroy_connecting_test(struct kunit *test)
 
 	ls = hq_raw_listen(test, &port);
 	a = hq_id(test);
-	KUNIT_ASSERT_EQ(test, hq_connect(test, a, port, 0, "x"), 0);
-	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &s, 0), 0);
-	s->sk->sk_rcvtimeo = 5 * HZ;
+	s = hq_raw_accept(test, a, ls, port, "x");
 	KUNIT_EXPECT_EQ(test, hq_recv(s, req, sizeof(req)), sizeof(req));
 	iw_destroy_cm_id(a);
 	hq_expect_closed(test, s, 0);
