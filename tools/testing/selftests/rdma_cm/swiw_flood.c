@@ -13,13 +13,17 @@
  *	(again while a doorbell makes it EBUSY) and prints "destroy_ms N",
  *	the time that took.
  *   swiw_flood DEV SECONDS hold
- *	the same objects and child; the parent prints "ready" and waits
- *	for the child (the test deletes DEV meanwhile), then destroys what
- *	is left, ignoring errors.
+ *	the same objects and child; the parent prints "ready" and waits,
+ *	for up to SECONDS, for the device's fatal async event (the test
+ *	deletes DEV meanwhile: a provider that disassociates the context
+ *	raises IBV_EVENT_DEVICE_FATAL on it), prints "device fatal" when
+ *	it comes, stops the child and destroys what is left, ignoring
+ *	errors.
  *
  * Exit status 0 unless a setup step or the destroy failed.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +83,25 @@ static void flood(struct ibv_qp *qp, struct ibv_cq *cq, long end)
 		while (ibv_poll_cq(cq, 64, wc) > 0)
 			;
 	}
+}
+
+/* Wait until @end for IBV_EVENT_DEVICE_FATAL; true if it came. */
+static int wait_fatal(struct ibv_context *ctx, long end)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	long left;
+
+	while ((left = end - now_ms()) > 0) {
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		if (ibv_get_async_event(ctx, &ev))
+			return 0;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == IBV_EVENT_DEVICE_FATAL)
+			return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -153,6 +176,10 @@ int main(int argc, char **argv)
 		if (ret)
 			fprintf(stderr, "ibv_destroy_qp: %s\n", strerror(ret));
 		qp = NULL;
+		kill(child, SIGKILL);
+	} else if (wait_fatal(ctx, end)) {
+		printf("device fatal\n");
+		fflush(stdout);
 		kill(child, SIGKILL);
 	}
 	waitpid(child, NULL, 0);
