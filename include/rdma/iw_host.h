@@ -38,6 +38,9 @@ struct socket;
  * struct iw_host_params - What an established stream was set up with.
  * @mpa_rev: MPA revision, 1 or 2
  * @crc: MPA CRC32c is on (in both directions); never markers
+ * @large_fpdu: both ends take FPDUs longer than MULPDU (with
+ *	&iw_host_ops.large_fpdu only): either may send a message in
+ *	FPDUs of up to 64 KiB instead of one per TCP segment
  * @initiator: this end sent the MPA request
  * @p2p: peer-to-peer mode: the initiator sends @rtr as its first FPDU;
  *	the responder sends no FPDU before it received one
@@ -51,6 +54,7 @@ struct socket;
 struct iw_host_params {
 	u8 mpa_rev;
 	bool crc;
+	bool large_fpdu;
 	bool initiator;
 	bool p2p;
 	u8 rtr;
@@ -73,6 +77,8 @@ struct iw_host_params {
  *	releases the socket and fails the connection.  Process context;
  *	may sleep.
  * @crc: ask for MPA CRC32c (a peer may turn it on all the same)
+ * @large_fpdu: the provider takes FPDUs of any length MPA can frame;
+ *	the MPA frames say so in the reserved bit siw uses for it
  * @p2p: as initiator, ask for peer-to-peer mode
  * @rtr_send: the IW_HOST_RTR_* the provider can send as initiator
  * @rtr_recv: the IW_HOST_RTR_* the provider can take as responder
@@ -81,6 +87,7 @@ struct iw_host_ops {
 	int (*attach)(struct ib_qp *qp, struct iw_cm_id *cm_id,
 		      struct socket *sock, const struct iw_host_params *p);
 	bool crc;
+	bool large_fpdu;
 	bool p2p;
 	u8 rtr_send;
 	u8 rtr_recv;

@@ -137,6 +137,7 @@ static int hq_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 
 static const struct iw_host_ops hq_ops = {
 	.attach = hq_attach,
+	.large_fpdu = true,
 	.rtr_send = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
 	.rtr_recv = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
 };
@@ -397,6 +398,9 @@ static void hq_connect_accept_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, aq->params.mpa_rev, 2);
 	KUNIT_EXPECT_FALSE(test, aq->params.crc || pq->params.crc);
 	KUNIT_EXPECT_FALSE(test, aq->params.p2p || pq->params.p2p);
+	/* Both take FPDUs past MULPDU and said so. */
+	KUNIT_EXPECT_TRUE(test, aq->params.large_fpdu);
+	KUNIT_EXPECT_TRUE(test, pq->params.large_fpdu);
 	KUNIT_EXPECT_EQ(test, pq->params.ord, 4);
 	KUNIT_EXPECT_EQ(test, pq->params.ird, 8);
 	KUNIT_EXPECT_EQ(test, aq->params.ord, 8);
@@ -863,10 +867,13 @@ static void hq_v1_peer_test(struct kunit *test)
 	ls = hq_raw_listen(test, &port);
 	a = hq_id(test);
 	s = hq_raw_accept(test, a, ls, port, "v1");
-	/* Key, flags without H, revision 1, PD_Length 2, "v1". */
+	/*
+	 * Key, flags without H but with siw's "large FPDUs" bit, revision 1,
+	 * PD_Length 2, "v1".
+	 */
 	KUNIT_EXPECT_EQ(test, hq_recv(s, req, 22), 22);
 	KUNIT_EXPECT_EQ(test, memcmp(req, "MPA ID Req Frame", 16), 0);
-	KUNIT_EXPECT_EQ(test, req[16] & 0x10, 0);
+	KUNIT_EXPECT_EQ(test, req[16] & 0x18, 0x08);
 	KUNIT_EXPECT_EQ(test, req[17], 1);
 	KUNIT_EXPECT_EQ(test, req[18] << 8 | req[19], 2);
 	KUNIT_EXPECT_EQ(test, memcmp(req + 20, "v1", 2), 0);
@@ -877,6 +884,8 @@ static void hq_v1_peer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, aq->attached, 1);
 	KUNIT_EXPECT_EQ(test, aq->params.mpa_rev, 1);
 	KUNIT_EXPECT_FALSE(test, aq->params.p2p);
+	/* The reply did not say it takes large FPDUs. */
+	KUNIT_EXPECT_FALSE(test, aq->params.large_fpdu);
 
 	sock_release(s);
 	iw_destroy_cm_id(a);

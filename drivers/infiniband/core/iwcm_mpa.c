@@ -30,6 +30,12 @@
 #define MPA_FLAG_CRC		0x40
 #define MPA_FLAG_REJECT		0x20
 #define MPA_FLAG_ENHANCED	0x10
+/*
+ * A bit RFC 5044 reserves (senders zero it, receivers ignore it) that
+ * siw sets to say it takes FPDUs longer than MULPDU, one per TCP GSO
+ * burst rather than per segment.  Only a peer that sets it gets them.
+ */
+#define MPA_FLAG_LARGE		0x08
 
 #define MPA_V2_P2P		0x8000	/* in IRD */
 #define MPA_V2_RTR_SEND		0x4000	/* in IRD */
@@ -106,6 +112,7 @@ int iwcm_mpa_decode(const u8 *buf, size_t len, enum iwcm_mpa_kind kind,
 	f->crc = flags & MPA_FLAG_CRC;
 	f->reject = flags & MPA_FLAG_REJECT;
 	f->enhanced = f->rev == 2 && (flags & MPA_FLAG_ENHANCED);
+	f->large = flags & MPA_FLAG_LARGE;
 	f->pdata = buf + IWCM_MPA_HDR_LEN;
 	f->pdata_len = len - IWCM_MPA_HDR_LEN;
 	if (!f->enhanced)
@@ -166,6 +173,8 @@ int iwcm_mpa_encode(u8 *buf, size_t size, enum iwcm_mpa_kind kind,
 		flags |= MPA_FLAG_REJECT;
 	if (f->enhanced)
 		flags |= MPA_FLAG_ENHANCED;
+	if (f->large)
+		flags |= MPA_FLAG_LARGE;
 	memcpy(buf, mpa_key[kind], IWCM_MPA_KEY_LEN);
 	buf[MPA_OFF_FLAGS] = flags;
 	buf[MPA_OFF_REV] = f->rev;
@@ -211,6 +220,7 @@ int iwcm_mpa_request(const struct iwcm_mpa_local *me, const u8 *pdata,
 		*req = (struct iwcm_mpa_frame){
 			.rev = 1,
 			.crc = me->crc,
+			.large = me->large,
 			.pdata = pdata,
 			.pdata_len = pdata_len,
 		};
@@ -221,6 +231,7 @@ int iwcm_mpa_request(const struct iwcm_mpa_local *me, const u8 *pdata,
 	*req = (struct iwcm_mpa_frame){
 		.rev = 2,
 		.crc = me->crc,
+		.large = me->large,
 		.enhanced = true,
 		.p2p = me->p2p,
 		.ird = min_t(u16, me->ird, IWCM_MPA_IRD_ORD_MAX),
@@ -274,9 +285,10 @@ static u8 mpa_pick_rtr(u8 offered, u16 ird)
  * @res: what both ends will use
  *
  * The reply has the request's revision; CRC is on if either end wants
- * it (RFC 5044).  With the IRD/ORD word, the responder's ORD is cut to
- * the initiator's IRD and its IRD raised (up to @me->ird_max) to the
- * initiator's ORD; the initiator lowers its ORD to what remains.  A
+ * it (RFC 5044); FPDUs longer than MULPDU only if both ends take them.
+ * With the IRD/ORD word, the responder's ORD is cut to the initiator's
+ * IRD and its IRD raised (up to @me->ird_max) to the initiator's ORD;
+ * the initiator lowers its ORD to what remains.  A
  * peer-to-peer request gets one RTR out of those offered that this end
  * takes.  Without the word each end keeps its own IRD and ORD.
  *
@@ -295,12 +307,14 @@ int iwcm_mpa_answer(const struct iwcm_mpa_frame *req,
 	*res = (struct iwcm_mpa_result){
 		.rev = req->rev,
 		.crc = req->crc || me->crc,
+		.large = req->large && me->large,
 		.ird = me->ird,
 		.ord = me->ord,
 	};
 	*rep = (struct iwcm_mpa_frame){
 		.rev = req->rev,
 		.crc = res->crc,
+		.large = me->large,
 		.enhanced = req->enhanced,
 		.pdata = pdata,
 		.pdata_len = pdata_len,
@@ -398,6 +412,7 @@ int iwcm_mpa_reply(const struct iwcm_mpa_frame *req,
 	*res = (struct iwcm_mpa_result){
 		.rev = rep->rev,
 		.crc = req->crc || rep->crc,
+		.large = req->large && rep->large,
 		.ird = me->ird,
 		.ord = me->ord,
 	};

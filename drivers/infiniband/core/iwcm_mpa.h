@@ -56,6 +56,7 @@ struct iwcm_mpa_frame {
 	bool crc;
 	bool reject;
 	bool enhanced;
+	bool large;	/* takes FPDUs past MULPDU (a reserved bit, siw's) */
 	bool p2p;
 	u8 rtr;
 	u16 ird;
@@ -74,6 +75,7 @@ struct iwcm_mpa_frame {
 struct iwcm_mpa_local {
 	u8 rev;		/* the initiator's request: 1, or 2 */
 	bool crc;
+	bool large;	/* takes FPDUs longer than MULPDU, sends them if told */
 	bool p2p;
 	u8 rtr;
 	u16 ird;
@@ -85,6 +87,7 @@ struct iwcm_mpa_local {
 struct iwcm_mpa_result {
 	u8 rev;
 	bool crc;
+	bool large;	/* both ends take FPDUs longer than MULPDU */
 	bool p2p;
 	u8 rtr;		/* the one RTR the initiator sends, with @p2p */
 	u16 ird;

@@ -35,6 +35,7 @@ static void mpa_frame_eq(struct kunit *test, const struct iwcm_mpa_frame *a,
 	KUNIT_EXPECT_EQ(test, a->crc, b->crc);
 	KUNIT_EXPECT_EQ(test, a->reject, b->reject);
 	KUNIT_EXPECT_EQ(test, a->enhanced, b->enhanced);
+	KUNIT_EXPECT_EQ(test, a->large, b->large);
 	KUNIT_EXPECT_EQ(test, a->p2p, b->p2p);
 	KUNIT_EXPECT_EQ(test, a->rtr, b->rtr);
 	KUNIT_EXPECT_EQ(test, a->ird, b->ird);
@@ -95,6 +96,57 @@ static void mpa_v2_reply_test(struct kunit *test)
 	/* The same frame is no request. */
 	KUNIT_EXPECT_EQ(test, iwcm_mpa_decode(buf, len, IWCM_MPA_REQ, &d),
 			-EBADMSG);
+}
+
+/*
+ * siw's bit for "takes FPDUs longer than MULPDU" (0x08 of the flags
+ * byte, reserved in RFC 5044): read, written, and in use only when both
+ * frames carry it.
+ */
+static void mpa_large_test(struct kunit *test)
+{
+	static const u8 wire[] = {
+		'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R',
+		'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
+		0x48, 1, 0, 0,
+	};
+	struct iwcm_mpa_local me = { .rev = 1, .large = true };
+	u8 *buf = kunit_kmalloc(test, IWCM_MPA_FRAME_MAX, GFP_KERNEL);
+	struct iwcm_mpa_frame req, rep, d;
+	struct iwcm_mpa_result res;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_decode(wire, sizeof(wire), IWCM_MPA_REQ,
+					      &d), 0);
+	KUNIT_EXPECT_TRUE(test, d.large);
+	KUNIT_EXPECT_TRUE(test, d.crc);
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_encode(buf, IWCM_MPA_FRAME_MAX,
+					      IWCM_MPA_REQ, &d),
+			(int)sizeof(wire));
+	KUNIT_EXPECT_EQ(test, memcmp(buf, wire, sizeof(wire)), 0);
+
+	/* A responder that does not take them says nothing: not used. */
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_answer(&d, &(struct iwcm_mpa_local){},
+					      NULL, 0, &rep, &res), 0);
+	KUNIT_EXPECT_FALSE(test, rep.large);
+	KUNIT_EXPECT_FALSE(test, res.large);
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_answer(&d, &me, NULL, 0, &rep, &res), 0);
+	KUNIT_EXPECT_TRUE(test, rep.large);
+	KUNIT_EXPECT_TRUE(test, res.large);
+
+	/* The initiator's side: the reply's bit alone does not do it. */
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_request(&(struct iwcm_mpa_local){
+						.rev = 1 }, NULL, 0, &req), 0);
+	KUNIT_EXPECT_FALSE(test, req.large);
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_reply(&req, &rep, &me, &res), 0);
+	KUNIT_EXPECT_FALSE(test, res.large);
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_request(&me, NULL, 0, &req), 0);
+	KUNIT_EXPECT_TRUE(test, req.large);
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_reply(&req, &rep, &me, &res), 0);
+	KUNIT_EXPECT_TRUE(test, res.large);
+	rep.large = false;
+	KUNIT_ASSERT_EQ(test, iwcm_mpa_reply(&req, &rep, &me, &res), 0);
+	KUNIT_EXPECT_FALSE(test, res.large);
 }
 
 /* A wrong key is seen at its first wrong byte; a right one waits. */
@@ -563,6 +615,7 @@ static void mpa_random_local(struct rnd_state *rnd, struct iwcm_mpa_local *me)
 	me->ird = (r >> 5) % 5 ? (r >> 8) % 20 : 0x3fff + (r >> 8) % 3;
 	me->ird_max = (r >> 13) % 40;
 	me->ord = (r >> 19) % 20;
+	me->large = r & BIT(31);
 }
 
 /*
@@ -607,6 +660,8 @@ static void mpa_negotiate_random_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ri.rev, rr.rev);
 		KUNIT_EXPECT_EQ(test, ri.crc, mi.crc || mr.crc);
 		KUNIT_EXPECT_EQ(test, rr.crc, ri.crc);
+		KUNIT_EXPECT_EQ(test, ri.large, mi.large && mr.large);
+		KUNIT_EXPECT_EQ(test, rr.large, ri.large);
 		KUNIT_EXPECT_EQ(test, ri.p2p, mi.p2p);
 		KUNIT_EXPECT_EQ(test, rr.p2p, ri.p2p);
 		KUNIT_EXPECT_EQ(test, rr.rtr, ri.rtr);
@@ -643,6 +698,7 @@ static int mpa_fuzz_valid(struct rnd_state *rnd, u8 *buf,
 	f.reject = r & 4;
 	f.markers = r & 8;
 	f.enhanced = f.rev == 2 && (r & 16);
+	f.large = r & BIT(31);
 	if (f.enhanced) {
 		f.p2p = r & 32;
 		f.rtr = f.p2p ? (r >> 6) & IWCM_MPA_RTR_ALL : 0;
@@ -759,6 +815,7 @@ static void mpa_fuzz_test(struct kunit *test)
 static struct kunit_case iwcm_mpa_cases[] = {
 	KUNIT_CASE(mpa_v1_request_test),
 	KUNIT_CASE(mpa_v2_reply_test),
+	KUNIT_CASE(mpa_large_test),
 	KUNIT_CASE(mpa_key_test),
 	KUNIT_CASE(mpa_pdata_limit_test),
 	KUNIT_CASE(mpa_decode_len_test),

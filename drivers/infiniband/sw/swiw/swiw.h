@@ -44,6 +44,7 @@ enum swiw_counter {
 	SWIW_CNT_RTR_RECV,
 	SWIW_CNT_TERM_SENT,
 	SWIW_CNT_TERM_RECV,
+	SWIW_CNT_LARGE,			/* streams sent in FPDUs past the MSS */
 	SWIW_CNT_MAX,
 };
 
@@ -328,6 +329,7 @@ struct swiw_qp {
 	struct socket *sock;
 	struct iw_cm_id *cm_id;
 	bool crc;
+	bool tx_large;			/* FPDUs past the MSS: the peer takes them */
 	u16 ird;
 	u16 ord;
 	void (*saved_data_ready)(struct sock *sk);
@@ -359,6 +361,7 @@ static inline struct swiw_qp *to_swiw_qp(struct ib_qp *ibqp)
 }
 
 extern struct workqueue_struct *swiw_wq;
+extern bool swiw_tx_large;
 
 /* swiw_dev.c */
 int swiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,

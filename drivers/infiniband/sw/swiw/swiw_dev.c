@@ -97,6 +97,7 @@ static const struct rdma_stat_desc swiw_counters[SWIW_CNT_MAX] = {
 	[SWIW_CNT_RTR_RECV] = { .name = "rtr_received" },
 	[SWIW_CNT_TERM_SENT] = { .name = "terminate_sent" },
 	[SWIW_CNT_TERM_RECV] = { .name = "terminate_received" },
+	[SWIW_CNT_LARGE] = { .name = "large_fpdu_streams" },
 };
 
 struct rdma_hw_stats *swiw_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -34,14 +34,19 @@ static bool user_verbs;
 module_param(user_verbs, bool, 0444);
 MODULE_PARM_DESC(user_verbs, "user verbs in siw's ABI (rdma-core's siw provider); not with siw.ko loaded");
 
-/* As responder swiw takes either RTR, with or without p2p. */
+/*
+ * As responder swiw takes either RTR, with or without p2p.  Its receive
+ * side parses FPDUs of any length, so it says it takes large ones.
+ */
 static const struct iw_host_ops swiw_host_ops = {
 	.attach = swiw_attach,
+	.large_fpdu = true,
 	.rtr_recv = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,
 };
 
 static const struct iw_host_ops swiw_host_ops_p2p = {
 	.attach = swiw_attach,
+	.large_fpdu = true,
 	.p2p = true,
 	.rtr_send = IW_HOST_RTR_WRITE,
 	.rtr_recv = IW_HOST_RTR_WRITE | IW_HOST_RTR_READ,

@@ -608,6 +608,7 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 	qp->cm_id = cm_id;
 	qp->sock = sock;
 	qp->crc = p->crc;
+	qp->tx_large = p->large_fpdu && swiw_tx_large;
 	qp->ird = p->ird;
 	qp->ord = p->ord;
 	qp->tx_msn = 0;
@@ -615,6 +616,8 @@ int swiw_attach(struct ib_qp *ibqp, struct iw_cm_id *cm_id,
 	qp->rtr_wait = p->p2p && !p->initiator;
 	qp->state = SWIW_QP_RTS;
 	spin_unlock_irqrestore(&qp->lock, flags);
+	if (qp->tx_large)
+		swiw_count(qp->sdev, SWIW_CNT_LARGE);
 
 	ev.ird = p->ird;
 	ev.ord = p->ord;

@@ -48,6 +48,7 @@ static struct qt_ctx *qt;
 
 /* Stubs for what swiw_qp.c takes from the rest of swiw. */
 struct workqueue_struct *swiw_wq;
+bool swiw_tx_large;
 
 bool swiw_cq_add(struct swiw_cq *cq, const struct ib_wc *wc, bool solicited)
 {

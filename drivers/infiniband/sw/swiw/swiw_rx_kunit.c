@@ -178,6 +178,9 @@ struct fz_ctx {
 	bool crc;
 };
 
+/* The MSS the next fz_pair()'s client advertises; 0: the route's. */
+static int fz_mss;
+
 static int fz_pair(struct fz_ctx *c)
 {
 	struct sockaddr_in a = {
@@ -200,7 +203,12 @@ static int fz_pair(struct fz_ctx *c)
 			       &c->cli);
 	if (ret)
 		goto out;
-	ret = kernel_connect(c->cli, (struct sockaddr *)&a, sizeof(a), 0) ?:
+	if (fz_mss)
+		ret = c->cli->ops->setsockopt(c->cli, SOL_TCP, TCP_MAXSEG,
+					      KERNEL_SOCKPTR(&fz_mss),
+					      sizeof(fz_mss));
+	ret = ret ?: kernel_connect(c->cli, (struct sockaddr *)&a, sizeof(a),
+				    0) ?:
 	      kernel_accept(l, &c->srv, 0);
 	if (ret) {
 		sock_release(c->cli);
@@ -819,6 +827,75 @@ static void swiw_rx_terminate_test(struct kunit *test)
 	fz_fini(c);
 }
 
+/*
+ * A READ response of 1000 bytes on a stream of MSS 300: FPDUs no longer
+ * than a segment (RFC 5044's MULPDU), or, to a peer that takes large
+ * ones (tx_large), a single FPDU.  Either way the payload is whole and in
+ * order, the last FPDU alone has L set, and each TO follows the last.
+ */
+static void swiw_tx_large_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct swiw_rreq rr = {
+		.sink_stag = 0x777, .sink_to = 0x5000, .size = 1000,
+		.src_stag = FZ_KEY, .src_to = FZ_BASE,
+	};
+	struct swiw_hdr_tagged h;
+	struct msghdr msg = {};
+	u32 got, mpa_len, pay, mss, n;
+	struct kvec iov;
+	u8 *pl;
+	int large;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	pl = kunit_kzalloc(test, FZ_LEN + 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pl);
+	for (large = 0; large < 2; large++) {
+		fz_mss = 300;
+		fz_init(test, c, true);
+		fz_mss = 0;
+		for (got = 0; got < FZ_LEN; got++)
+			fz_mem[got] = got * 7;
+		c->qp.tx_large = large;
+		mss = READ_ONCE(tcp_sk(c->srv->sk)->mss_cache);
+		KUNIT_EXPECT_LE(test, mss, 300U);
+		KUNIT_ASSERT_EQ(test, swiw_tx_read_resp(&c->qp, c->srv, &rr), 0);
+		for (got = 0, n = 0; got < rr.size; got += pay, n++) {
+			iov.iov_base = &h;
+			iov.iov_len = sizeof(h);
+			KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->cli, &msg, &iov,
+							     1, sizeof(h),
+							     MSG_WAITALL),
+					(int)sizeof(h));
+			mpa_len = be16_to_cpu(h.mpa_len);
+			pay = mpa_len + 2 - sizeof(h);
+			KUNIT_ASSERT_LE(test, got + pay, rr.size);
+			if (!large)
+				KUNIT_EXPECT_LE(test, 2 + mpa_len +
+						swiw_pad(mpa_len) + SWIW_CRC_LEN,
+						mss);
+			KUNIT_EXPECT_EQ(test, be64_to_cpu(h.to),
+					rr.sink_to + got);
+			KUNIT_EXPECT_EQ(test, !!(be16_to_cpu(h.ctrl) &
+						 SWIW_CTRL_L),
+					got + pay == rr.size);
+			/* Payload, pad and CRC. */
+			iov.iov_base = pl + got;
+			iov.iov_len = pay + swiw_pad(mpa_len) + SWIW_CRC_LEN;
+			KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->cli, &msg, &iov,
+							     1, iov.iov_len,
+							     MSG_WAITALL),
+					(int)iov.iov_len);
+		}
+		KUNIT_EXPECT_EQ(test, memcmp(pl, fz_mem, rr.size), 0);
+		if (large)
+			KUNIT_EXPECT_EQ(test, n, 1U);
+		else
+			KUNIT_EXPECT_GE(test, n, 4U);
+		fz_fini(c);
+	}
+}
+
 /* A doorbell's send that TCP cannot take whole: the rest waits, in order. */
 struct tx_rest_work {
 	struct work_struct work;
@@ -978,6 +1055,7 @@ static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_reset_test),
 	KUNIT_CASE(swiw_rx_terminate_test),
 	KUNIT_CASE(swiw_tx_rest_test),
+	KUNIT_CASE(swiw_tx_large_test),
 	KUNIT_CASE(swiw_rx_fuzz_test),
 	{}
 };

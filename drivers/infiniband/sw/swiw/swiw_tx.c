@@ -27,12 +27,26 @@ MODULE_PARM_DESC(tx_coalesce, "hand TCP several FPDUs per sendmsg and cork burst
 /* Payload pieces per FPDU; a message with more takes more FPDUs. */
 #define SWIW_TX_IOV	16
 
-/* FPDUs at most one MSS long, in 8 bytes: what siw sends. */
-static u32 swiw_fpdu_max(struct socket *sock)
+/*
+ * RFC 5044 sizes an FPDU to one TCP segment (MULPDU), so that a receiver
+ * can place each segment as it comes.  A peer that parses the stream in
+ * software gains nothing from that and pays a header, a parse and a CRC
+ * per 1.4 KiB: to one that says it takes longer FPDUs (iw_host_params'
+ * large_fpdu), a message goes in FPDUs of up to 64 KiB, the size of a
+ * GSO burst.  Read when a stream is attached.
+ */
+bool swiw_tx_large = true;
+module_param_named(tx_large, swiw_tx_large, bool, 0644);
+MODULE_PARM_DESC(tx_large, "send FPDUs of up to 64 KiB to a peer that takes them (default on)");
+
+/* FPDUs at most one MSS long (or 64 KiB, see above), in 8 bytes. */
+static u32 swiw_fpdu_max(struct swiw_qp *qp, struct socket *sock)
 {
 	u32 mss = READ_ONCE(tcp_sk(sock->sk)->mss_cache);
 
-	return clamp_t(u32, mss, 128, 65536) & ~7U;
+	if (qp->tx_large)
+		mss = SZ_64K;
+	return clamp_t(u32, mss, 128, SZ_64K) & ~7U;
 }
 
 /* One message to send: its header and where its payload is. */
@@ -317,7 +331,7 @@ static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
 	u32 off = 0, max_pay;
 	int ret;
 
-	max_pay = swiw_fpdu_max(sock) - m->hdr_len - SWIW_CRC_LEN;
+	max_pay = swiw_fpdu_max(qp, sock) - m->hdr_len - SWIW_CRC_LEN;
 	if (qp->tx_batch)
 		return swiw_tx_batched(qp, sock, qp->txb, m, max_pay);
 	do {

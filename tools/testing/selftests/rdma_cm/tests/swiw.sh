@@ -475,8 +475,8 @@ test_swiw_rate() {
 	tool_build swiw_pump swiw_pump.c "$T_DIR" -lrdmacm || return 1
 	swiw_veth_up || return 1
 	swiw_rate_one tcp "$mib" $((port++)) || ok=0
-	for k in siw swiw swiw+tx_coalesce=0 swiw+rx_batch=0 swiw+tx_doorbell=0 \
-		 swiw+rx_direct=0; do
+	for k in siw swiw swiw+tx_large=0 swiw+tx_coalesce=0 swiw+rx_batch=0 \
+		 swiw+tx_doorbell=0 swiw+rx_direct=0; do
 		opt=${k#*+}
 		[ "$opt" = "$k" ] && opt=
 		if [ -n "$opt" ] &&
@@ -488,10 +488,12 @@ test_swiw_rate() {
 		swiw_rate_link "${k%%+*}" "$opt" || { ok=0; break; }
 		if [ -n "$opt" ]; then
 			swiw_rate_one "$n" $(((mib + 3) / 4)) $((port++)) -r || ok=0
+			[ "$opt" = tx_large=0 ] && swiw_rate_large "$n" 0
 			swiw_rate_unlink "${k%%+*}"
 			continue
 		fi
 		swiw_rate_one "$n" "$mib" $((port++)) -r || ok=0
+		[ "$k" = swiw ] && swiw_rate_large "$n" 1
 		bg "$n-rstream-srv" 300 ip netns exec ns1 rstream -b 10.0.4.2 \
 			-p $((port)) -S 1048576 -C 8
 		wait_ready "$n-rstream-srv"
@@ -554,6 +556,19 @@ swiw_rate_unlink() { # KIND
 	rdma link delete "${k}B" > /dev/null 2>&1
 	if [ "$k" = swiw ]; then
 		run rate-rmmod 60 rmmod swiw || fail "rmmod swiw"
+	fi
+}
+
+# Whether swiwA sent its stream in FPDUs past the MSS (both ends swiw
+# say they take them in MPA; tx_large=0 keeps swiw from sending them).
+swiw_rate_large() { # NAME 1|0
+	run "$1-stat" 30 rdma statistic show link swiwA/1
+	if [ "$2" = 1 ]; then
+		expect_out "$1-stat" 'large_fpdu_streams [1-9]' \
+			"$1: no stream in large FPDUs between two swiw ends"
+	else
+		expect_out "$1-stat" 'large_fpdu_streams 0( |$)' \
+			"$1: large FPDUs sent with tx_large=0"
 	fi
 }
 
