@@ -52,6 +52,9 @@
 # the row, swiw's hp_pump_mbps in the "ours" column, the ratio swiw/TCP):
 #
 #   hp_tcp_mbps        swiw_pump.c over TCP sockets, as hp_pump_mbps
+#   hp_tcp_wbw_MBps    that TCP rate in MB/s against swiw's ib_write_bw:
+#                      rsockets copies each byte twice more than a TCP
+#                      socket does, perftest's RDMA WRITEs do not
 #
 # (HOSTPATH=0 leaves these out; so does a run without our modules.)
 # SWIW_OPTS: options for swiw.ko besides user_verbs=1, joined by + (no
@@ -269,7 +272,10 @@ hp_pump() { # FIGURE ORIGIN PORT [-r]
 }
 
 bench_hp_tcp() { # ORIGIN
-	hp_pump hp_tcp_mbps stock 7620
+	hp_pump hp_tcp_mbps stock 7620 || return
+	# In perftest's MB (2^20 bytes), from 10^6 bits.
+	record hp_tcp_wbw_MBps stock \
+		"$(awk -v v="$HP_RATE" 'BEGIN { printf "%.2f", v * 1e6 / 8 / 1048576 }')"
 }
 
 # Over rsockets; swiw's figure is also the "ours" side of hp_tcp_mbps.
@@ -329,6 +335,9 @@ bench_hp_perftest() { # ORIGIN KIND TEST PORT
 		return
 	fi
 	record "$f" "$1" "$v"
+	# The same bytes as TCP's pump with no user copy on either end.
+	[ "$2" = swiw ] && [ "$t" = ib_write_bw ] && record hp_tcp_wbw_MBps ours "$v"
+	return 0
 }
 
 # Case N of the host path (HP_CASES, or tcp) on KIND for ORIGIN.

@@ -29,6 +29,7 @@ title() { # FIGURE
 	hp_rstream_mbps) echo "siw/swiw rstream 1 MiB Mb/s (higher: better)" ;;
 	hp_pump_mbps) echo "siw/swiw swiw_pump Mb/s" ;;
 	hp_tcp_mbps) echo "TCP/swiw swiw_pump Mb/s" ;;
+	hp_tcp_wbw_MBps) echo "TCP pump/swiw ib_write_bw MB/s" ;;
 	hp_ib_*_MBps)
 		f=${f#hp_}
 		echo "siw/swiw ${f%_MBps} $((${PERFTEST_SIZE:-65536} / 1024)) KiB MB/s" ;;
