@@ -270,6 +270,15 @@ static int fz_init(struct kunit *test, struct fz_ctx *c, bool crc)
 	return 0;
 }
 
+/* Read @len bytes of what swiw sent, as its peer; return what came. */
+static int fz_recv(struct fz_ctx *c, void *buf, size_t len)
+{
+	struct kvec iov = { buf, len };
+	struct msghdr msg = {};
+
+	return kernel_recvmsg(c->cli, &msg, &iov, 1, len, MSG_WAITALL);
+}
+
 static void fz_fini(struct fz_ctx *c)
 {
 	if (c->cli)
@@ -796,8 +805,6 @@ static void swiw_rx_terminate_test(struct kunit *test)
 {
 	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	u32 term = SWIW_TERM(SWIW_TERM_DDP, 2, 0x02);
-	struct msghdr msg = {};
-	struct kvec iov;
 	union swiw_hdr h;
 	__le32 crc;
 	u8 buf[28];
@@ -805,10 +812,7 @@ static void swiw_rx_terminate_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	fz_init(test, c, true);
 	KUNIT_ASSERT_EQ(test, swiw_tx_terminate(&c->qp, c->srv, term), 0);
-	iov.iov_base = buf;
-	iov.iov_len = sizeof(buf);
-	KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->cli, &msg, &iov, 1, sizeof(buf),
-					     MSG_WAITALL), (int)sizeof(buf));
+	KUNIT_ASSERT_EQ(test, fz_recv(c, buf, sizeof(buf)), (int)sizeof(buf));
 	memcpy(&h, buf, sizeof(h.term));
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(h.u.mpa_len), 22);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(h.u.ctrl), 0x4147);
@@ -841,9 +845,7 @@ static void swiw_tx_large_test(struct kunit *test)
 		.src_stag = FZ_KEY, .src_to = FZ_BASE,
 	};
 	struct swiw_hdr_tagged h;
-	struct msghdr msg = {};
-	u32 got, mpa_len, pay, mss, n;
-	struct kvec iov;
+	u32 got, mpa_len, pay, rest, mss, n;
 	u8 *pl;
 	int large;
 
@@ -861,11 +863,7 @@ static void swiw_tx_large_test(struct kunit *test)
 		KUNIT_EXPECT_LE(test, mss, 300U);
 		KUNIT_ASSERT_EQ(test, swiw_tx_read_resp(&c->qp, c->srv, &rr), 0);
 		for (got = 0, n = 0; got < rr.size; got += pay, n++) {
-			iov.iov_base = &h;
-			iov.iov_len = sizeof(h);
-			KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->cli, &msg, &iov,
-							     1, sizeof(h),
-							     MSG_WAITALL),
+			KUNIT_ASSERT_EQ(test, fz_recv(c, &h, sizeof(h)),
 					(int)sizeof(h));
 			mpa_len = be16_to_cpu(h.mpa_len);
 			pay = mpa_len + 2 - sizeof(h);
@@ -880,12 +878,9 @@ static void swiw_tx_large_test(struct kunit *test)
 						 SWIW_CTRL_L),
 					got + pay == rr.size);
 			/* Payload, pad and CRC. */
-			iov.iov_base = pl + got;
-			iov.iov_len = pay + swiw_pad(mpa_len) + SWIW_CRC_LEN;
-			KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->cli, &msg, &iov,
-							     1, iov.iov_len,
-							     MSG_WAITALL),
-					(int)iov.iov_len);
+			rest = pay + swiw_pad(mpa_len) + SWIW_CRC_LEN;
+			KUNIT_ASSERT_EQ(test, fz_recv(c, pl + got, rest),
+					(int)rest);
 		}
 		KUNIT_EXPECT_EQ(test, memcmp(pl, fz_mem, rr.size), 0);
 		if (large)
@@ -964,11 +959,8 @@ static void swiw_tx_rest_test(struct kunit *test)
 	w.len = c->qp.tx_rest_len;
 	INIT_WORK_ONSTACK(&w.work, tx_rest_send);
 	schedule_work(&w.work);
-	msg = (struct msghdr){};
-	iov[0] = (struct kvec){ got, TXR_LEN + sizeof(tail) };
-	KUNIT_EXPECT_EQ(test, kernel_recvmsg(c->cli, &msg, iov, 1,
-					     iov[0].iov_len, MSG_WAITALL),
-			(int)iov[0].iov_len);
+	KUNIT_EXPECT_EQ(test, fz_recv(c, got, TXR_LEN + sizeof(tail)),
+			(int)(TXR_LEN + sizeof(tail)));
 	flush_work(&w.work);
 	destroy_work_on_stack(&w.work);
 	KUNIT_EXPECT_EQ(test, w.ret, 0);
