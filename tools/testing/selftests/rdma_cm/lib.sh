@@ -170,9 +170,16 @@ case_not_run() { # ID REASON
 declare -A PID TPID RC
 
 tmo() { # SECONDS: scaled, at least 1
-	local t=$(($1 * TMO_PCT / 100))
-	[ "$t" -ge 1 ] || t=1
+	local t
+	tmo_to t "$1"
 	echo "$t"
+}
+
+# tmo into VAR, without the fork of a $(tmo ...) on the hot paths.
+tmo_to() { # VAR SECONDS (VAR is not _tmo_s)
+	local _tmo_s=$(($2 * TMO_PCT / 100))
+	((_tmo_s >= 1)) || _tmo_s=1
+	printf -v "$1" %s "$_tmo_s"
 }
 
 # nap SECONDS: sleep without starting a process, as a read that times
@@ -210,15 +217,26 @@ proc_running() { # PID
 
 bg() { # NAME TMO CMD...
 	local name=$1 t
-	t=$(tmo "$2")
+	tmo_to t "$2"
 	shift 2
 	# a name used again (modprobe, ip ...) appends to its files
 	[ -e "$name.cmd" ] || : > "$name.out"
 	echo "$*" >> "$name.cmd"
 	rm -f "$name.pid"
+	# Under TCG every exec costs 0.1-0.3 s and a case runs hundreds of
+	# commands: the pid is written by sh, not bash, and stdbuf (line
+	# buffering, for output read while a program runs or after it is
+	# killed) is left out for the tools that only run to completion.
+	local lb=(stdbuf -oL -eL)
+	case ${1##*/} in
+	ip | rdma | insmod | rmmod | modprobe | mount | umount | sysctl | dd | \
+	exportfs | mkdir | rm | cp)
+		lb=()
+		;;
+	esac
 	# shellcheck disable=SC2016	# $$ and $0 belong to the inner shell
-	timeout -k 5 "$t" bash -c 'echo $$ > "$0"; exec "$@"' "$name.pid" \
-		stdbuf -oL -eL "$@" >> "$name.out" 2>&1 < /dev/null &
+	timeout -k 5 "$t" sh -c 'echo $$ > "$0"; exec "$@"' "$name.pid" \
+		"${lb[@]}" "$@" >> "$name.out" 2>&1 < /dev/null &
 	PID[$name]=$!
 	TPID[$name]=
 	RC[$name]=
@@ -267,16 +285,19 @@ snapshot() { # NAME
 # Wait up to TMO (scaled) seconds for NAME to exit; RC[NAME] is set,
 # 124 if it had to be killed.  Returns RC[NAME].
 wait_bg() { # NAME [TMO]
-	local name=$1 pid=${PID[$1]} deadline rc
+	local name=$1 pid=${PID[$1]} deadline rc n=0 d=0.05
 	[ -n "$pid" ] || return 255
-	deadline=$((SECONDS + $(tmo "${2:-60}")))
+	tmo_to deadline "${2:-60}"
+	((deadline += SECONDS))
+	# Most commands end within a second: look often at first.
 	while proc_running "$pid"; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			snapshot "$name"
 			kill_bg "$name"
 			return "${RC[$name]}"
 		fi
-		nap 0.2
+		nap "$d"
+		((++n < 20)) || d=0.2
 	done
 	wait "$pid"
 	rc=$?
@@ -471,8 +492,26 @@ mod_build_id() { # NAME
 	[ -r "$f" ] && od -An -v -tx1 "$f" | tr -d ' \n'
 }
 ko_build_id() { # KO
+	if [ -n "${KO_BUILD_ID[$1]+set}" ]; then
+		echo "${KO_BUILD_ID[$1]}"
+		return
+	fi
 	readelf -n "$1" 2> /dev/null | awk '/Build ID:/ { print $3; exit }'
 }
+
+# Our .ko files do not change during a run: their build ids are read
+# once here, for the mod_origin calls of every case (each one a
+# readelf and an awk otherwise, a second under TCG).
+declare -A KO_BUILD_ID=()
+ko_build_id_init() {
+	local m f
+	for m in $STACK_MODS; do
+		f=$OURS_DIR/$m.ko
+		[ -n "$OURS_DIR" ] && [ -f "$f" ] && KO_BUILD_ID[$f]=$(ko_build_id "$f")
+	done
+	return 0
+}
+ko_build_id_init
 
 # Which of our modules is loaded: "ours", "stock" or a reason it is neither.
 # The build id decides when both the loaded module and our .ko carry one
