@@ -61,6 +61,11 @@
 # spaces in job arguments), e.g. SWIW_OPTS=tx_doorbell=0 to compare one
 # of swiw's data-path options with another run against the same siw.
 #
+# PERFTEST_EVENTS=1 runs ib_read_bw and ib_send_bw with -e: the client
+# sleeps on its completion channel instead of polling its CQ, which
+# otherwise holds one of the guest's CPUs while both ends and their
+# kernel work share the rest (perftest takes no -e for its WRITE tests).
+#
 # WAKEUP_PREEMPT=0 turns the scheduler's wakeup preemption off for the
 # whole job (sched/features in debugfs; the bench kernel has it): on one
 # CPU a woken worker then waits for the running thread to block, yield
@@ -95,6 +100,7 @@ RSTREAM_COUNT=200 HOSTPATH=1 PUMP_MIB=64 SWIW_OPTS=
 # A round of a perftest figure stays a few seconds on the debug kernel,
 # where siw moves 2-4 MB/s.
 PERFTEST_SIZE=65536 PERFTEST_ITERS=300 LAT_ITERS=1000 PERFTEST_TRIES=5
+PERFTEST_EVENTS=0
 TRANSPORTS="rxe siw"
 STORM_CLIENTS=10 STORM_CONNS=3
 UCMA_PAIRS=20000 UCMA_EVENTS=2000
@@ -102,7 +108,7 @@ ROUNDS=1 WAKEUP_PREEMPT=1 START_DEBIT=1
 perf_args "CMTIME_CONNS CMTIME_PER CMTIME_PER_RXE CMTIME_PAR STORM_CLIENTS
 	   STORM_CONNS UCMA_PAIRS UCMA_EVENTS ROUNDS TRANSPORTS RSTREAM_COUNT
 	   HOSTPATH WAKEUP_PREEMPT START_DEBIT PUMP_MIB PERFTEST_SIZE SWIW_OPTS
-	   PERFTEST_ITERS LAT_ITERS PERFTEST_TRIES" "$@"
+	   PERFTEST_ITERS LAT_ITERS PERFTEST_TRIES PERFTEST_EVENTS" "$@"
 TRANSPORTS=${TRANSPORTS//+/ }	# rxe+siw: no spaces in job arguments
 [ "$TRANSPORTS" = none ] && TRANSPORTS=	# the host path only
 
@@ -300,20 +306,21 @@ bench_hp_pump() { # ORIGIN KIND
 # (PERFTEST_TRIES in all, on another port each time); any other failure
 # stands.
 bench_hp_perftest() { # ORIGIN KIND TEST PORT
-	local t=$3 size=$PERFTEST_SIZE n=$PERFTEST_ITERS col=4 f v='' i port
+	local t=$3 size=$PERFTEST_SIZE n=$PERFTEST_ITERS col=4 f v='' i port ev=()
 
 	f=hp_${t}_MBps
 	case $t in
 	*_lat) size=64 n=$LAT_ITERS col=5 f=hp_${t}_us ;;
+	ib_read_bw | ib_send_bw) [ "$PERFTEST_EVENTS" = 1 ] && ev=(-e) ;;
 	esac
 	command -v "$t" > /dev/null || { fail "no $t in the guest (perftest)"; return; }
 	for ((i = 1; i <= PERFTEST_TRIES; i++)); do
 		port=$(($4 + (i - 1) * 20))
 		bg "server$i" 300 ip netns exec ns1 "$t" -R -F -d "${2}B" -p "$port" \
-			-s "$size" -n "$n"
+			-s "$size" -n "$n" "${ev[@]}"
 		wait_ready "server$i"
 		run "client$i" 300 "$t" -R -F -d "${2}A" -p "$port" -s "$size" \
-			-n "$n" 10.0.4.2
+			-n "$n" "${ev[@]}" 10.0.4.2
 		if [ "${RC[client$i]}" != 0 ] &&
 		   grep -q 'REJECTED; error: -111' "client$i.out"; then
 			stop_bg "server$i"
