@@ -243,12 +243,18 @@ bg() { # NAME TMO CMD...
 }
 
 tpid() { # NAME: pid of the command itself
-	local p=${TPID[$1]}
-	if [ -z "$p" ] && [ -s "$1.pid" ]; then
+	tpid_load "$1"
+	echo "${TPID[$1]}"
+}
+
+# TPID[NAME] from NAME.pid once sh has written it; no subshell, so the
+# polling loops keep what they read.
+tpid_load() { # NAME
+	local p
+	if [ -z "${TPID[$1]}" ] && [ -s "$1.pid" ]; then
 		read -r p < "$1.pid"
 		TPID[$1]=$p
 	fi
-	echo "$p"
 }
 
 # "--- WHAT, state: S, wchan: W" and the kernel stack of process PID.
@@ -386,12 +392,14 @@ tool_build() { # NAME SRC DIR [LIBS...]
 # baseline does with `sleep 1` after starting a server.
 wait_ready() { # NAME [TMO]
 	local name=$1 deadline p
-	deadline=$((SECONDS + $(tmo "${2:-30}")))
+	tmo_to deadline "${2:-30}"
+	((deadline += SECONDS))
 	while [ "$SECONDS" -lt "$deadline" ]; do
 		proc_running "${PID[$name]}" || break
-		p=$(tpid "$name")
+		tpid_load "$name"
+		p=${TPID[$name]}
 		[ -n "$p" ] && has_rdma_cm_open "$p" && break
-		nap 0.2
+		nap 0.1
 	done
 	nap 1
 }
