@@ -227,9 +227,13 @@ bg() { # NAME TMO CMD...
 	# commands: the pid is written by sh, not bash, and stdbuf (line
 	# buffering, for output read while a program runs or after it is
 	# killed) is left out for the tools that only run to completion.
+	# `ip netns exec` runs any program (servers too): it keeps stdbuf.
 	local lb=(stdbuf -oL -eL)
 	case ${1##*/} in
-	ip | rdma | insmod | rmmod | modprobe | mount | umount | sysctl | dd | \
+	ip)
+		[ "${2:-}" = netns ] && [ "${3:-}" = exec ] || lb=()
+		;;
+	rdma | insmod | rmmod | modprobe | mount | umount | sysctl | dd | \
 	exportfs | mkdir | rm | cp)
 		lb=()
 		;;
