@@ -266,7 +266,8 @@ struct swiw_rx {
 	struct swiw_wqe rqe;
 	bool rqe_busy;
 	bool solicited;
-	u32 inval;			/* SEND with invalidate: the STag */
+	bool has_inval;			/* SEND with invalidate, of */
+	u32 inval;			/* this STag */
 	u32 msn;			/* expected SEND MSN */
 	u32 placed;			/* bytes of that SEND placed */
 	u32 rreq_msn;			/* expected READ request MSN */
@@ -302,6 +303,7 @@ struct swiw_txb;
 enum {
 	SWIW_RX_BUSY,			/* one of them parses */
 	SWIW_RX_AGAIN,			/* rx_work waits for it to finish */
+	SWIW_RX_DEAD,			/* the stream failed: nobody parses on */
 };
 
 struct swiw_qp {

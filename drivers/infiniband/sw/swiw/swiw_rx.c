@@ -142,9 +142,11 @@ static int swiw_rx_send(struct swiw_qp *qp, u16 op)
 			return swiw_rx_fail(rx, SWIW_FAULT_NO_BUF);
 		rx->solicited = op == SWIW_OP_SEND_SE ||
 				op == SWIW_OP_SEND_SE_INV;
-		rx->inval = 0;
-		if (op == SWIW_OP_SEND_INV || op == SWIW_OP_SEND_SE_INV)
-			rx->inval = be32_to_cpu(rx->hdr.u.inval_stag);
+		/* STag 0 names no MR: swiw_mr_inval() refuses it. */
+		rx->has_inval = op == SWIW_OP_SEND_INV ||
+				op == SWIW_OP_SEND_SE_INV;
+		rx->inval = rx->has_inval ?
+			    be32_to_cpu(rx->hdr.u.inval_stag) : 0;
 	}
 	if (rx->payload > rx->rqe.bytes - rx->placed) {
 		swiw_rx_rqe_fail(qp, IB_WC_LOC_LEN_ERR);
@@ -155,10 +157,12 @@ static int swiw_rx_send(struct swiw_qp *qp, u16 op)
 }
 
 /*
- * A READ request: queued for tx_work to answer.  The peer may have no
- * more outstanding than the IRD negotiated; one more finds no buffer on
- * queue 1 (RFC 5041's untagged error 0x02).  An IRD of 0 still answers
- * one, as this end still sends one at an ORD of 0.
+ * A READ request: written to the next free slot of the queue tx_work
+ * answers from, and queued there once its FPDU passed its CRC
+ * (swiw_rx_done()).  The peer may have no more outstanding than the
+ * IRD negotiated; one more finds no buffer on queue 1 (RFC 5041's
+ * untagged error 0x02).  An IRD of 0 still answers one, as this end
+ * still sends one at an ORD of 0.
  */
 static int swiw_rx_read_req(struct swiw_qp *qp)
 {
@@ -186,9 +190,7 @@ static int swiw_rx_read_req(struct swiw_qp *qp)
 	rr->size = be32_to_cpu(h->size);
 	rr->src_stag = be32_to_cpu(h->src_stag);
 	rr->src_to = be64_to_cpu(h->src_to);
-	qp->irq_head++;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	qp->rx.rreq_msn++;
 	return 0;
 }
 
@@ -364,7 +366,7 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 			return 0;
 		rx->rqe_busy = false;
 		rx->msn++;
-		if (rx->inval &&
+		if (rx->has_inval &&
 		    swiw_mr_inval(qp->sdev, qp->ibqp.pd, rx->inval)) {
 			swiw_complete(qp, true, &rx->rqe, IB_WC_REM_INV_REQ_ERR,
 				      rx->placed, false, 0);
@@ -374,6 +376,10 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 			      rx->solicited, rx->inval);
 		return 0;
 	case SWIW_OP_READ_REQ:
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->irq_head++;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		rx->rreq_msn++;
 		swiw_qp_kick(qp, &qp->tx_work);
 		return 0;
 	case SWIW_OP_READ_RESP:
@@ -429,6 +435,9 @@ static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 	switch (rx->step) {
 	case SWIW_RX_HDR:
 		want = rx->have < SWIW_HDR_MIN ? SWIW_HDR_MIN : rx->hdr_len;
+		/* Only a header refused earlier leaves nothing to want. */
+		if (unlikely(want <= rx->have))
+			return -EPROTO;
 		n = swiw_recv(src, rx->hdr.raw + rx->have, want - rx->have);
 		if (n <= 0)
 			return n ? n : -ESHUTDOWN;
@@ -605,18 +614,24 @@ static void swiw_rx_stop(struct swiw_qp *qp, int ret)
 /*
  * One parser at a time: data_ready that finds it busy leaves the bytes
  * to rx_work; rx_work that finds it busy asks the running one to queue
- * it again when it is done.
+ * it again when it is done.  After a parser stopped for good, its state
+ * is that of a refused FPDU: the other one, which may have seen the QP
+ * in RTS just before, must not take the stream up from there.
  */
 static bool swiw_rx_claim(struct swiw_qp *qp)
 {
-	if (!test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
+	if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags)) {
+		set_bit(SWIW_RX_AGAIN, &qp->rx_flags);
+		/* The other one may have looked for AGAIN just before. */
+		if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
+			return false;
+		clear_bit(SWIW_RX_AGAIN, &qp->rx_flags);
+	}
+	/* Ordered by test_and_set_bit(): set before BUSY was released. */
+	if (!test_bit(SWIW_RX_DEAD, &qp->rx_flags))
 		return true;
-	set_bit(SWIW_RX_AGAIN, &qp->rx_flags);
-	/* The other one may have looked for AGAIN just before. */
-	if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
-		return false;
-	clear_bit(SWIW_RX_AGAIN, &qp->rx_flags);
-	return true;
+	clear_bit_unlock(SWIW_RX_BUSY, &qp->rx_flags);
+	return false;
 }
 
 static void swiw_rx_release(struct swiw_qp *qp)
@@ -649,7 +664,13 @@ bool swiw_rx_direct(struct swiw_qp *qp, struct sock *sk)
 		return false;
 	if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
 		return false;
+	if (test_bit(SWIW_RX_DEAD, &qp->rx_flags)) {
+		clear_bit_unlock(SWIW_RX_BUSY, &qp->rx_flags);
+		return true;
+	}
 	tcp_read_sock(sk, &desc, swiw_rx_actor);
+	if (src.err)
+		set_bit(SWIW_RX_DEAD, &qp->rx_flags);
 	swiw_rx_release(qp);
 	if (src.err) {
 		swiw_rx_stop(qp, src.err);
@@ -685,6 +706,8 @@ void swiw_rx_work(struct work_struct *work)
 			ret = swiw_rx_batch(&src);
 		cond_resched();
 	} while (!ret);
+	if (ret != -EAGAIN)
+		set_bit(SWIW_RX_DEAD, &qp->rx_flags);
 	swiw_rx_release(qp);
 	if (ret != -EAGAIN)
 		swiw_rx_stop(qp, ret);

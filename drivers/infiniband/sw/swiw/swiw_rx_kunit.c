@@ -565,7 +565,9 @@ enum fz_bad {
 	FZ_BAD_RREQ_MO,
 	FZ_BAD_RREQ_IRD,
 	FZ_BAD_INVAL,
+	FZ_BAD_INVAL_ZERO,
 	FZ_BAD_LKEY,
+	FZ_BAD_RREQ_CRC,
 	FZ_BAD_MAX,
 };
 
@@ -598,7 +600,9 @@ static const u32 fz_bad_term[FZ_BAD_MAX] = {
 	[FZ_BAD_RREQ_MO]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x04),
 	[FZ_BAD_RREQ_IRD]	= SWIW_TERM(SWIW_TERM_DDP, 2, 0x02),
 	[FZ_BAD_INVAL]		= SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x09),
+	[FZ_BAD_INVAL_ZERO]	= SWIW_TERM(SWIW_TERM_RDMAP, 1, 0x09),
 	[FZ_BAD_LKEY]		= SWIW_TERM(SWIW_TERM_DDP, 0, 0x00),
+	[FZ_BAD_RREQ_CRC]	= SWIW_TERM(SWIW_TERM_LLP, 0, 0x02),
 };
 
 /*
@@ -714,20 +718,80 @@ static void swiw_rx_bad_test(struct kunit *test)
 			fz_untagged(c, SWIW_OP_SEND_INV, FZ_KEY + 1, 0, 1, 0, 8,
 				    true);
 			break;
+		case FZ_BAD_INVAL_ZERO:	/* SEND with invalidate of STag 0 */
+			fz_untagged(c, SWIW_OP_SEND_INV, 0, 0, 1, 0, 8, true);
+			break;
 		case FZ_BAD_LKEY:	/* our receive's lkey does not grant it */
 			c->rq[0].sge[0].lkey = FZ_KEY + 1;
 			fz_send(c, fz_data, 10, 200);
+			break;
+		case FZ_BAD_RREQ_CRC:	/* a READ request is not queued */
+			fz_read_req(c, 16);
+			c->stream[c->len - 1] ^= 1;
 			break;
 		}
 		fz_run(test, c);
 		KUNIT_EXPECT_EQ_MSG(test, fz.recv_ok, 0, "case %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, fz.send_done, 0, "case %d", i);
 		KUNIT_EXPECT_FALSE_MSG(test, c->qp.peer_closed, "case %d", i);
+		if (i == FZ_BAD_RREQ_CRC)
+			KUNIT_EXPECT_EQ(test, c->qp.irq_head, 0U);
 		KUNIT_EXPECT_EQ_MSG(test, c->qp.term, fz_bad_term[i],
 				    "case %d: %u/%u/0x%02x", i,
 				    SWIW_TERM_LAYER(c->qp.term),
 				    SWIW_TERM_ETYPE(c->qp.term),
 				    SWIW_TERM_ECODE(c->qp.term));
+		fz_fini(c);
+	}
+}
+
+/*
+ * A parser that stopped on a refused header leaves the stream there for
+ * good.  Data_ready or rx_work may have seen the QP in RTS just before
+ * it failed: when either then gets to run, it takes nothing more,
+ * neither the rest of the refused header (whose length is unknown) nor
+ * the valid SEND behind it, and does not fail the QP a second time.
+ */
+static void swiw_rx_dead_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct sock *sk;
+	u32 seq, taken;
+	int pass;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	/* The first FPDU's control word refused, by rx_work, by data_ready. */
+	for (pass = 0; pass < 2; pass++) {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		struct kvec iov;
+
+		fz_init(test, c, false);
+		fz_ctrl(c, 0x414f, sizeof(c->qp.rx.hdr.u));
+		fz_send(c, fz_data, 100, 100);
+		iov = (struct kvec){ c->stream, c->len };
+		KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->cli, &msg, &iov, 1,
+						     c->len), (int)c->len);
+		sk = c->srv->sk;
+		fz_drain(c);
+		KUNIT_ASSERT_EQ(test, fz.fails, 1);
+		KUNIT_EXPECT_EQ(test, c->qp.term,
+				SWIW_TERM(SWIW_TERM_RDMAP, 2, 0x06));
+		seq = READ_ONCE(tcp_sk(sk)->copied_seq);
+		/* As if the failure had not been seen yet. */
+		c->qp.state = SWIW_QP_RTS;
+		if (pass) {
+			local_bh_disable();
+			bh_lock_sock(sk);
+			KUNIT_EXPECT_TRUE(test, swiw_rx_direct(&c->qp, sk));
+			bh_unlock_sock(sk);
+			local_bh_enable();
+		} else {
+			swiw_rx_work(&c->qp.rx_work);
+		}
+		taken = READ_ONCE(tcp_sk(sk)->copied_seq) - seq;
+		KUNIT_EXPECT_EQ(test, taken, 0U);
+		KUNIT_EXPECT_EQ(test, fz.recv_ok, 0);
+		KUNIT_EXPECT_EQ(test, fz.fails, 1);
 		fz_fini(c);
 	}
 }
@@ -1043,6 +1107,7 @@ static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_known_test),
 	KUNIT_CASE(swiw_rx_send_kinds_test),
 	KUNIT_CASE(swiw_rx_bad_test),
+	KUNIT_CASE(swiw_rx_dead_test),
 	KUNIT_CASE(swiw_rx_read_src_test),
 	KUNIT_CASE(swiw_rx_reset_test),
 	KUNIT_CASE(swiw_rx_terminate_test),
