@@ -66,6 +66,17 @@ static void cma_neigh_work(struct work_struct *work)
 	};
 
 	/*
+	 * Told once: UNREACHABLE ends the id's connection, and a neighbour
+	 * that keeps changing would queue an event per change for a
+	 * consumer that may not be reading them.  Not watched any more:
+	 * told already (the notifier queued this again while the first
+	 * ran), or being destroyed.
+	 */
+	if (!cma_neigh_unwatch(id_priv)) {
+		cma_id_put(id_priv);
+		return;
+	}
+	/*
 	 * A non-zero return keeps the transport's id for the destroy to
 	 * destroy: no transport callback is returning it.
 	 */
@@ -103,18 +114,24 @@ void cma_neigh_watch(struct rdma_id_private *id_priv)
  * The notifier may still hold the id under RCU: an id that was watched
  * is freed after a grace period (cma_id_teardown()), and the notifier
  * takes a reference only while the id has one.
+ *
+ * Return: true if this call stopped the watch.
  */
-void cma_neigh_unwatch(struct rdma_id_private *id_priv)
+bool cma_neigh_unwatch(struct rdma_id_private *id_priv)
 {
+	bool was;
+
 	/* Most ids never were: no global lock for them. */
 	if (!id_priv->neigh_rcu)
-		return;
+		return false;
 	spin_lock_bh(&cma_neigh_lock);
-	if (id_priv->neigh_watched) {
+	was = id_priv->neigh_watched;
+	if (was) {
 		hash_del_rcu(&id_priv->neigh_node);
 		id_priv->neigh_watched = 0;
 	}
 	spin_unlock_bh(&cma_neigh_lock);
+	return was;
 }
 
 /* Runs in atomic context, for every neighbour update of the system. */

@@ -505,7 +505,7 @@ void cma_sa_exit(void);
 /* cma_netevent.c: the neighbour watch of RoCE ids. */
 void cma_netevent_id_init(struct rdma_id_private *id_priv);
 void cma_neigh_watch(struct rdma_id_private *id_priv);
-void cma_neigh_unwatch(struct rdma_id_private *id_priv);
+bool cma_neigh_unwatch(struct rdma_id_private *id_priv);
 int __init cma_netevent_init(void);
 void cma_netevent_exit(void);
 
