@@ -121,7 +121,7 @@ kclient_neigh() { # LABEL
 	# Told once: a second change adds nothing.  Stock reports every
 	# change, so a neighbour flapping between two addresses queues
 	# events without bound (a bug our rdma_cm fixes).
-	if [ -n "$want" ] && [ "$(mod_origin rdma_cm)" = ours ]; then
+	if [ -n "$want" ] && [ "$l" = ours ]; then
 		run "$l-neigh2" 30 ip neigh replace "$KC_NEIGH" \
 			lladdr 02:00:00:00:00:98 dev "$NETDEV" nud permanent
 		expect_rc "$l-neigh2" 0
@@ -256,7 +256,7 @@ kclient_query() { # LABEL
 	return 0
 }
 
-kclient_cases() { # LABEL
+kclient_cases() { # LABEL: the loaded rdma_cm's origin (mod_origin)
 	local l=$1 ev rejdata
 
 	kclient_configfs "$l" || return
@@ -280,7 +280,7 @@ kclient_cases() { # LABEL
 	# looks for -ECONNREFUSED: stock's rdma_consumer_reject_data()
 	# returns nothing on siw.
 	rejdata=1
-	[ "$T" = siw ] && [ "$(mod_origin rdma_cm)" = stock ] && rejdata=0
+	[ "$T" = siw ] && [ "$l" = stock ] && rejdata=0
 	kclient_case "$l-reject" reject port=7352 rejdata="$rejdata" || return
 	kclient_case "$l-refused" refused port=7353 || return
 	# A consumer that accepts 7 s after CONNECT_REQUEST: the requester
