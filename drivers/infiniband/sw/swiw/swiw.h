@@ -16,6 +16,7 @@
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -123,6 +124,8 @@ struct swiw_mr {
 	struct rcu_head rcu;
 	struct work_struct release;	/* the last put, in atomic context */
 	refcount_t ref;			/* published, and each swiw_mr_piece() */
+	/* Fast-reg MRs: uses for the peer in the registration's pages now. */
+	atomic_t users;
 	struct ib_pd *pd;		/* set before the MR is published */
 	struct ib_umem *umem;		/* user memory: its pages are pages */
 	bool dma;			/* any kernel address: get_dma_mr */
@@ -206,6 +209,7 @@ enum swiw_rx_step {
 	SWIW_RX_HDR,
 	SWIW_RX_PAYLOAD,
 	SWIW_RX_TRAILER,
+	SWIW_RX_DONE,			/* all in and checked, to complete */
 };
 
 /* Where the payload of the FPDU being read goes. */
@@ -342,8 +346,9 @@ struct swiw_qp {
 	struct swiw_txb *txb;		/* the writer's FPDU batch */
 	bool tx_batch;			/* the writer uses it in this run */
 	bool tx_db;			/* the writer is a doorbell */
-	void *tx_rest;			/* what TCP left of a doorbell's send */
+	void *tx_rest;			/* what TCP did not take at once */
 	u32 tx_rest_len;
+	bool tx_torn;			/* the stream stopped mid-FPDU */
 	struct work_struct rx_work;
 	unsigned long rx_flags;		/* SWIW_RX_* */
 	struct work_struct close_work;
@@ -402,7 +407,8 @@ struct ib_mr *swiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
 int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct swiw_qp;
 int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access);
-int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key);
+int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		  bool wait);
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 		    u64 addr, u32 len, int access, u32 *piece,
 		    struct swiw_mr **hold);
@@ -410,10 +416,15 @@ enum swiw_fault swiw_mr_fault(struct swiw_dev *sdev, struct ib_pd *pd,
 			      u32 key, u64 addr, u32 len, int access);
 void swiw_mr_release(struct swiw_mr *mr);
 
-/* Let go of what swiw_mr_piece() held; process context. */
+/* Let go of what swiw_mr_piece() held; any context. */
 static inline void swiw_mr_put(struct swiw_mr *mr)
 {
-	if (mr && refcount_dec_and_test(&mr->ref))
+	if (!mr)
+		return;
+	/* A fast-reg MR is held only by a counted use: swiw_mr_inval(). */
+	if (!mr->umem && atomic_dec_and_test(&mr->users))
+		wake_up_var(&mr->users);
+	if (refcount_dec_and_test(&mr->ref))
 		swiw_mr_release(mr);
 }
 

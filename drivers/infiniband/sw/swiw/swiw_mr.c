@@ -18,6 +18,17 @@
  * PD and rights it checked, never of the next one.  The page list
  * map_mr_sg fills is copied in by the REG_MR, not used in place, so
  * mapping the next registration does not change the current one.
+ *
+ * The pages of a fast-reg MR are the ULP's, which may free them as soon
+ * as the invalidation completes: a placement, or a READ response, that
+ * found the STag valid may still be copying a piece into or out of them
+ * on another CPU.  Such uses count themselves in mr->users before they
+ * check, and an invalidation (or deregistration) waits for the count to
+ * drain once the STag is invalid; one that cannot sleep leaves its
+ * completion to a context that can.  No use waits while counted: a
+ * READ response copies aside what TCP does not take at once.  The
+ * gather of a local SEND (access 0) is not counted: its own send queue
+ * orders it before the ULP's invalidation.
  */
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -239,6 +250,30 @@ void swiw_mr_release(struct swiw_mr *mr)
 	call_rcu(&mr->rcu, swiw_mr_free);
 }
 
+/* The registration ends (caller holds mr->lock). */
+static void swiw_mr_invalid(struct swiw_mr *mr)
+{
+	write_seqcount_begin(&mr->seq);
+	mr->valid = false;
+	write_seqcount_end(&mr->seq);
+}
+
+/* Whether uses that found @mr valid, before it was not, remain. */
+static bool swiw_mr_busy(struct swiw_mr *mr)
+{
+	/* Pairs with swiw_mr_piece()'s, between its count and its check. */
+	smp_mb();
+	/* Acquire: the ULP's next access to the pages comes after. */
+	return atomic_read_acquire(&mr->users);
+}
+
+/* Wait for them: each lets go once its piece is copied. */
+static void swiw_mr_drain(struct swiw_mr *mr)
+{
+	if (swiw_mr_busy(mr))
+		wait_var_event(&mr->users, !atomic_read_acquire(&mr->users));
+}
+
 int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct swiw_dev *sdev = to_swiw_dev(ibmr->device);
@@ -246,7 +281,15 @@ int swiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	xa_erase(&sdev->mrs, SWIW_STAG_INDEX(mr->stag));
 	atomic_dec(&sdev->nr_mr);
-	swiw_mr_put(mr);
+	/* Its pages go back to the ULP: no use still in them. */
+	if (swiw_mr_frmr(mr)) {
+		spin_lock_bh(&mr->lock);
+		swiw_mr_invalid(mr);
+		spin_unlock_bh(&mr->lock);
+		swiw_mr_drain(mr);
+	}
+	if (refcount_dec_and_test(&mr->ref))
+		swiw_mr_release(mr);
 	return 0;
 }
 
@@ -291,27 +334,47 @@ int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
  * @sdev: the device
  * @pd: the PD it must belong to
  * @key: the STag
+ * @wait: whether the caller may sleep until no use is left in the
+ *	registration's pages
  *
- * Return: 0, or -EINVAL for an STag that is not @pd's fast-reg MR.
+ * The STag is invalid on return either way.  -EBUSY asks the caller to
+ * call again from process context, with @wait, before it reports the
+ * invalidation complete: until then a use that found the STag valid
+ * may still be in the pages.
+ *
+ * Return: 0, -EINVAL for an STag that is not @pd's fast-reg MR, or
+ * -EBUSY (only without @wait).
  */
-int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
+int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		  bool wait)
 {
-	struct swiw_mr *mr;
+	struct swiw_mr *mr, *held = NULL;
 	int ret = -EINVAL;
 
+	might_sleep_if(wait);
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
 	if (mr && swiw_mr_frmr(mr) && mr->pd == pd) {
 		spin_lock_bh(&mr->lock);
 		if (mr->stag == key) {
-			write_seqcount_begin(&mr->seq);
-			mr->valid = false;
-			write_seqcount_end(&mr->seq);
+			swiw_mr_invalid(mr);
 			ret = 0;
 		}
 		spin_unlock_bh(&mr->lock);
 	}
+	/* A use holds a reference: none is left without one. */
+	if (!ret && swiw_mr_busy(mr)) {
+		if (!wait)
+			ret = -EBUSY;
+		else if (refcount_inc_not_zero(&mr->ref))
+			held = mr;
+	}
 	rcu_read_unlock();
+	if (held) {
+		swiw_mr_drain(held);
+		if (refcount_dec_and_test(&held->ref))
+			swiw_mr_release(held);
+	}
 	return ret;
 }
 
@@ -383,7 +446,8 @@ static void *swiw_mr_find(struct swiw_mr *mr, struct ib_pd *pd, u32 key,
  * @access: IB_ACCESS_* the use needs (0: local read)
  * @piece: how many of @len are contiguous at the returned address
  * @hold: what the caller lets go of (swiw_mr_put()) once done with the
- *	address: the MR of user memory, else NULL
+ *	address: the MR of user memory, or a fast-reg MR used with
+ *	@access, else NULL
  *
  * Return: the address, or NULL when the STag does not grant all of
  * [@addr, @addr + @len).
@@ -403,12 +467,27 @@ void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 	mr = xa_load(&sdev->mrs, SWIW_STAG_INDEX(key));
 	if (!mr)
 		goto out;
+	if (access && swiw_mr_frmr(mr)) {
+		if (!refcount_inc_not_zero(&mr->ref))
+			goto out;
+		atomic_inc(&mr->users);
+		/* Counted before the check: pairs with swiw_mr_busy()'s. */
+		smp_mb__after_atomic();
+		*hold = mr;
+	}
 	/* The check and the translation see one registration. */
 	do {
 		seq = read_seqcount_begin(&mr->seq);
 		va = swiw_mr_find(mr, pd, key, addr, len, access, piece);
 	} while (read_seqcount_retry(&mr->seq, seq));
-	/* Kernel memory is the ULP's to keep; user memory is ours. */
+	if (*hold) {
+		if (!va) {
+			swiw_mr_put(mr);
+			*hold = NULL;
+		}
+		goto out;
+	}
+	/* Other kernel memory is the ULP's to keep; user memory is ours. */
 	if (va && mr->umem) {
 		if (refcount_inc_not_zero(&mr->ref))
 			*hold = mr;

@@ -7,8 +7,13 @@
  * work may while an inbound WRITE is being placed.  The use must come
  * out as if it had run wholly before or wholly after that: never with
  * the new registration's page under the old key or the old rights.
+ * A use for the peer holds the MR while it copies: an invalidation or a
+ * deregistration completes only once it lets go.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 
@@ -37,6 +42,7 @@ struct mrt_ctx {
 	/* Run once at the next SWIW_MR_RACE. */
 	void (*race)(void);
 	int races;
+	bool counted;		/* a counted use's swiw_mr_piece() runs */
 };
 
 static struct mrt_ctx *mrt;
@@ -89,10 +95,22 @@ static void mrt_reg(u8 key, int access)
 				    access), 0);
 }
 
+/*
+ * Without waiting: inside a counted use's own lookup (the race hooks,
+ * under RCU) that use is the one left in the pages.
+ */
 static void mrt_inval(u8 key)
 {
 	KUNIT_ASSERT_EQ(mrt->test,
-			swiw_mr_inval(&mrt->sdev, &mrt->pd, mrt_key(key)), 0);
+			swiw_mr_inval(&mrt->sdev, &mrt->pd, mrt_key(key),
+				      false),
+			mrt->counted ? -EBUSY : 0);
+}
+
+/* All but a local SEND's gather (access 0) count in a fast-reg MR. */
+static bool mrt_counted(int access)
+{
+	return access;
 }
 
 /* An inbound WRITE's use of MRT_LEN bytes at MRT_OFF under @key. */
@@ -102,9 +120,13 @@ static void *mrt_use(u8 key, int access)
 	u32 piece = 0;
 	void *va;
 
+	mrt->counted = mrt_counted(access);
 	va = swiw_mr_piece(&mrt->sdev, &mrt->pd, mrt_key(key),
 			   MRT_IOVA + MRT_OFF, MRT_LEN, access, &piece, &hold);
-	KUNIT_EXPECT_PTR_EQ(mrt->test, hold, NULL);
+	mrt->counted = false;
+	KUNIT_EXPECT_PTR_EQ(mrt->test, hold,
+			    va && mrt_counted(access) ? mrt->mr : NULL);
+	swiw_mr_put(hold);
 	if (va)
 		KUNIT_EXPECT_EQ(mrt->test, piece, MRT_LEN);
 	return va;
@@ -154,6 +176,8 @@ static void swiw_mr_plain_test(struct kunit *test)
 			    (void *)(mrt->a + MRT_OFF));
 	KUNIT_EXPECT_NULL(test, mrt_use(2, IB_ACCESS_REMOTE_WRITE));
 	KUNIT_EXPECT_NULL(test, mrt_use(1, IB_ACCESS_REMOTE_READ));
+	/* A local SEND's gather: not counted, nothing held. */
+	KUNIT_EXPECT_PTR_EQ(test, mrt_use(1, 0), (void *)(mrt->a + MRT_OFF));
 	KUNIT_EXPECT_EQ(test, mrt->races, 0);
 }
 
@@ -258,6 +282,7 @@ static enum swiw_fault mrt_fault(u32 key, struct ib_pd *pd, u64 addr,
 
 	va = swiw_mr_piece(&mrt->sdev, pd, key, addr, len, access, &piece,
 			   &hold);
+	swiw_mr_put(hold);
 	fault = swiw_mr_fault(&mrt->sdev, pd, key, addr, len, access);
 	KUNIT_EXPECT_EQ_MSG(mrt->test, !va, fault != SWIW_FAULT_NONE,
 			    "key 0x%x addr 0x%llx len %u access 0x%x", key,
@@ -293,6 +318,101 @@ static void swiw_mr_fault_test(struct kunit *test)
 			SWIW_FAULT_STAG);
 }
 
+/* What a thread that may sleep does to key 1 while a write holds it. */
+struct mrt_waiter {
+	struct completion done;
+	struct swiw_mr *mr;
+	bool dereg;
+	int ret;
+};
+
+static int mrt_waiter_fn(void *arg)
+{
+	struct mrt_waiter *w = arg;
+
+	if (w->dereg)
+		w->ret = swiw_dereg_mr(&w->mr->ibmr, NULL);
+	else
+		w->ret = swiw_mr_inval(&mrt->sdev, &mrt->pd, mrt_key(1), true);
+	complete(&w->done);
+	return 0;
+}
+
+/*
+ * A write found key 1 valid and copies: invalidating (or deregistering)
+ * makes the STag invalid at once, and completes only once the write
+ * lets go of the MR; the ULP may free the pages after that.  Without
+ * leave to wait, the invalidation says so.
+ */
+static void mrt_wait(struct kunit *test, bool dereg)
+{
+	struct mrt_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct swiw_mr *hold, *other;
+	struct task_struct *t;
+	u32 piece;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, swiw_mr_piece(&mrt->sdev, &mrt->pd,
+						  mrt_key(1), MRT_IOVA, 8,
+						  IB_ACCESS_REMOTE_WRITE,
+						  &piece, &hold));
+	KUNIT_ASSERT_PTR_EQ(test, hold, mrt->mr);
+	if (!dereg) {
+		KUNIT_EXPECT_EQ(test, swiw_mr_inval(&mrt->sdev, &mrt->pd,
+						    mrt_key(1), false),
+				-EBUSY);
+		KUNIT_EXPECT_NULL(test, mrt_use(1, IB_ACCESS_REMOTE_WRITE));
+	}
+	init_completion(&w->done);
+	w->mr = mrt->mr;
+	w->dereg = dereg;
+	t = kthread_create(mrt_waiter_fn, w, "swiw_mr_wait");
+	if (IS_ERR(t)) {
+		swiw_mr_put(hold);
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(t));
+		return;
+	}
+	get_task_struct(t);
+	wake_up_process(t);
+	/* Until it sleeps in the wait (or, wrongly, returns). */
+	for (i = 0; i < 250; i++) {
+		if (completion_done(&w->done) ||
+		    READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE)
+			break;
+		msleep(20);
+	}
+	put_task_struct(t);
+	/* Invalid at once; a new write is refused while the first copies. */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(w->mr->valid));
+	KUNIT_EXPECT_NULL(test, swiw_mr_piece(&mrt->sdev, &mrt->pd,
+					      mrt_key(1), MRT_IOVA, 8,
+					      IB_ACCESS_REMOTE_WRITE, &piece,
+					      &other));
+	/* Not consumed here: the wait below is the one that takes it. */
+	msleep(100);
+	KUNIT_EXPECT_FALSE(test, completion_done(&w->done));
+	swiw_mr_put(hold);
+	/* Not killable: the thread touches w until it completes. */
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	if (dereg)
+		mrt->mr = NULL;
+	else
+		KUNIT_EXPECT_EQ(test, swiw_mr_inval(&mrt->sdev, &mrt->pd,
+						    mrt_key(1), false), 0);
+}
+
+static void swiw_mr_inval_wait_test(struct kunit *test)
+{
+	mrt_wait(test, false);
+}
+
+static void swiw_mr_dereg_wait_test(struct kunit *test)
+{
+	mrt_wait(test, true);
+}
+
 static struct kunit_case swiw_mr_cases[] = {
 	KUNIT_CASE(swiw_mr_plain_test),
 	KUNIT_CASE(swiw_mr_rereg_key_test),
@@ -301,6 +421,8 @@ static struct kunit_case swiw_mr_cases[] = {
 	KUNIT_CASE(swiw_mr_inval_test),
 	KUNIT_CASE(swiw_mr_map_valid_test),
 	KUNIT_CASE(swiw_mr_fault_test),
+	KUNIT_CASE(swiw_mr_inval_wait_test),
+	KUNIT_CASE(swiw_mr_dereg_wait_test),
 	{}
 };
 

@@ -529,7 +529,7 @@ static void swiw_close_work(struct work_struct *work)
 	 * In ERROR tx_work starts no message: unless it is in one, the
 	 * stream is free for the TERMINATE.
 	 */
-	term = qp->tx_busy || qp->tx_rest ? 0 : qp->term;
+	term = qp->tx_busy || qp->tx_rest || qp->tx_torn ? 0 : qp->term;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	if (sock) {
@@ -543,7 +543,7 @@ static void swiw_close_work(struct work_struct *work)
 	cancel_work_sync(&qp->tx_work);
 	/* A doorbell that is sending holds it and the socket. */
 	mutex_lock(&qp->tx_mutex);
-	kfree(qp->tx_rest);
+	kvfree(qp->tx_rest);
 	qp->tx_rest = NULL;
 	qp->tx_rest_len = 0;
 	mutex_unlock(&qp->tx_mutex);

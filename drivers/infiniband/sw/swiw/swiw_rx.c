@@ -343,19 +343,58 @@ static int swiw_rx_dst(struct swiw_qp *qp, void **dst, u32 *room,
 	}
 }
 
-/* The FPDU is all in and checked: what it completes. */
-static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
+/*
+ * The STag the last FPDU of a message invalidates as it completes: a
+ * SEND with Invalidate's, or the sink of a READ with invalidate.
+ */
+static bool swiw_rx_inval_key(const struct swiw_rx *rx, u16 ctrl, u32 *key)
+{
+	if (!(ctrl & SWIW_CTRL_L))
+		return false;
+	switch (ctrl & SWIW_CTRL_OP_MASK) {
+	case SWIW_OP_SEND:
+	case SWIW_OP_SEND_SE:
+	case SWIW_OP_SEND_INV:
+	case SWIW_OP_SEND_SE_INV:
+		/* The message's first segment said. */
+		*key = rx->inval;
+		return rx->has_inval;
+	case SWIW_OP_READ_RESP:
+		*key = rx->rd_sink.lkey;
+		return rx->rd_inv &&
+		       rx->rd_got + rx->payload == rx->rd_sink.length;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The FPDU is all in and checked: what it completes.  -EINPROGRESS: the
+ * invalidation it completes has to wait for other CPUs' uses of the
+ * STag, which tcp_read_sock()'s actor may not do (in data_ready it
+ * cannot sleep; in rx_work it holds the socket lock, which the send
+ * work of a READ response from that STag may be waiting for).  rx_work
+ * comes back here without the lock.
+ */
+static int swiw_rx_done(struct swiw_qp *qp, struct swiw_rx_src *src)
 {
 	struct swiw_rx *rx = &qp->rx;
 	u16 ctrl = be16_to_cpu(rx->hdr.u.ctrl);
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	unsigned long flags;
+	int inval = 0;
+	u32 key;
 
+	if (swiw_rx_inval_key(rx, ctrl, &key)) {
+		inval = swiw_mr_inval(qp->sdev, qp->ibqp.pd, key, !src->skb);
+		if (inval == -EBUSY)
+			return -EINPROGRESS;
+	}
 	rx->step = SWIW_RX_HDR;
 	rx->have = 0;
 	if (unlikely(READ_ONCE(qp->rtr_wait)) &&
 	    (ctrl & SWIW_CTRL_OP_MASK) != SWIW_OP_TERMINATE)
-		swiw_rtr_in(qp, sock);
+		swiw_rtr_in(qp, src->sock);
 	switch (ctrl & SWIW_CTRL_OP_MASK) {
 	case SWIW_OP_SEND:
 	case SWIW_OP_SEND_SE:
@@ -366,8 +405,7 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 			return 0;
 		rx->rqe_busy = false;
 		rx->msn++;
-		if (rx->has_inval &&
-		    swiw_mr_inval(qp->sdev, qp->ibqp.pd, rx->inval)) {
+		if (inval) {
 			swiw_complete(qp, true, &rx->rqe, IB_WC_REM_INV_REQ_ERR,
 				      rx->placed, false, 0);
 			return swiw_rx_fail(rx, SWIW_FAULT_INVAL);
@@ -389,8 +427,7 @@ static int swiw_rx_done(struct swiw_qp *qp, struct socket *sock)
 		if (rx->rd_got != rx->rd_sink.length)
 			return -EPROTO;
 		rx->rd_busy = false;
-		if (rx->rd_inv &&
-		    swiw_mr_inval(qp->sdev, qp->ibqp.pd, rx->rd_sink.lkey))
+		if (inval)
 			status = IB_WC_LOC_PROT_ERR;
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->orq_count--;
@@ -489,7 +526,10 @@ static int swiw_rx_step(struct swiw_qp *qp, struct swiw_rx_src *src)
 			if (memcmp(&crc, rx->trailer + rx->pad, SWIW_CRC_LEN))
 				return swiw_rx_fail(rx, SWIW_FAULT_CRC);
 		}
-		return swiw_rx_done(qp, src->sock);
+		rx->step = SWIW_RX_DONE;
+		return 0;
+	case SWIW_RX_DONE:
+		return swiw_rx_done(qp, src);
 	}
 	return -EINVAL;
 }
@@ -572,6 +612,9 @@ static int swiw_rx_batch(struct swiw_rx_src *src)
 	int n;
 	u8 c;
 
+	/* A completion left to a context that can wait needs no byte. */
+	if (src->qp->rx.step == SWIW_RX_DONE)
+		return swiw_rx_step(src->qp, src);
 	src->err = 0;
 	lock_sock(sk);
 	n = tcp_read_sock(sk, &desc, swiw_rx_actor);
@@ -612,11 +655,24 @@ static void swiw_rx_stop(struct swiw_qp *qp, int ret)
 }
 
 /*
+ * Holding BUSY: whether the stream is still to be parsed.  After a
+ * parser stopped for good, its state is that of a refused FPDU: the
+ * other one, which may have seen the QP in RTS just before, must not
+ * take the stream up from there.
+ */
+static bool swiw_rx_live(struct swiw_qp *qp)
+{
+	/* Ordered by test_and_set_bit(): set before BUSY was released. */
+	if (!test_bit(SWIW_RX_DEAD, &qp->rx_flags))
+		return true;
+	clear_bit_unlock(SWIW_RX_BUSY, &qp->rx_flags);
+	return false;
+}
+
+/*
  * One parser at a time: data_ready that finds it busy leaves the bytes
  * to rx_work; rx_work that finds it busy asks the running one to queue
- * it again when it is done.  After a parser stopped for good, its state
- * is that of a refused FPDU: the other one, which may have seen the QP
- * in RTS just before, must not take the stream up from there.
+ * it again when it is done.
  */
 static bool swiw_rx_claim(struct swiw_qp *qp)
 {
@@ -627,11 +683,7 @@ static bool swiw_rx_claim(struct swiw_qp *qp)
 			return false;
 		clear_bit(SWIW_RX_AGAIN, &qp->rx_flags);
 	}
-	/* Ordered by test_and_set_bit(): set before BUSY was released. */
-	if (!test_bit(SWIW_RX_DEAD, &qp->rx_flags))
-		return true;
-	clear_bit_unlock(SWIW_RX_BUSY, &qp->rx_flags);
-	return false;
+	return swiw_rx_live(qp);
 }
 
 static void swiw_rx_release(struct swiw_qp *qp)
@@ -643,6 +695,22 @@ static void swiw_rx_release(struct swiw_qp *qp)
 		swiw_qp_kick(qp, &qp->rx_work);
 }
 
+/*
+ * The parser lets go, for now (-EAGAIN: no more bytes; -EINPROGRESS: an
+ * invalidation for rx_work to wait for) or for good.
+ */
+static void swiw_rx_end(struct swiw_qp *qp, int ret)
+{
+	bool dead = ret != -EAGAIN && ret != -EINPROGRESS;
+
+	/* Before BUSY goes: see swiw_rx_live(). */
+	if (dead)
+		set_bit(SWIW_RX_DEAD, &qp->rx_flags);
+	swiw_rx_release(qp);
+	if (dead)
+		swiw_rx_stop(qp, ret);
+}
+
 /**
  * swiw_rx_direct() - Parse what TCP has queued, from data_ready.
  * @qp: the QP the socket is attached to
@@ -652,7 +720,8 @@ static void swiw_rx_release(struct swiw_qp *qp)
  * hardware receive path: completions and their handlers run here.
  * Return: false when rx_work has to do it: the parser runs elsewhere,
  * the stream waits for the RTR (its ESTABLISHED takes the socket
- * lock), a recvmsg is needed, or rx_direct is off.
+ * lock), a recvmsg is needed, an invalidation has to wait for uses
+ * of its STag on other CPUs, or rx_direct is off.
  */
 bool swiw_rx_direct(struct swiw_qp *qp, struct sock *sk)
 {
@@ -664,18 +733,14 @@ bool swiw_rx_direct(struct swiw_qp *qp, struct sock *sk)
 		return false;
 	if (test_and_set_bit(SWIW_RX_BUSY, &qp->rx_flags))
 		return false;
-	if (test_bit(SWIW_RX_DEAD, &qp->rx_flags)) {
-		clear_bit_unlock(SWIW_RX_BUSY, &qp->rx_flags);
+	if (!swiw_rx_live(qp))
 		return true;
-	}
 	tcp_read_sock(sk, &desc, swiw_rx_actor);
-	if (src.err)
-		set_bit(SWIW_RX_DEAD, &qp->rx_flags);
-	swiw_rx_release(qp);
 	if (src.err) {
-		swiw_rx_stop(qp, src.err);
-		return true;
+		swiw_rx_end(qp, src.err);
+		return src.err != -EINPROGRESS;
 	}
+	swiw_rx_release(qp);
 	/* Urgent data stops tcp_read_sock() short: recvmsg skips it. */
 	return skb_queue_empty_lockless(&sk->sk_receive_queue);
 }
@@ -705,10 +770,7 @@ void swiw_rx_work(struct work_struct *work)
 		else
 			ret = swiw_rx_batch(&src);
 		cond_resched();
-	} while (!ret);
-	if (ret != -EAGAIN)
-		set_bit(SWIW_RX_DEAD, &qp->rx_flags);
-	swiw_rx_release(qp);
-	if (ret != -EAGAIN)
-		swiw_rx_stop(qp, ret);
+		/* An invalidation to wait for: swiw_rx_batch() does. */
+	} while (!ret || ret == -EINPROGRESS);
+	swiw_rx_end(qp, ret);
 }

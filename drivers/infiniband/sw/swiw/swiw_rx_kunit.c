@@ -104,9 +104,29 @@ int swiw_mr_reg(struct swiw_qp *qp, struct ib_mr *ibmr, u32 key, int access)
 	return -EINVAL;
 }
 
-int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key)
+/*
+ * FZ_KEY has uses in progress elsewhere: a wait is needed, and it must
+ * not hold the socket fz_inval_sk (a READ response's sendmsg may be
+ * waiting for it).
+ */
+static bool fz_inval_busy;
+static int fz_inval_waits;
+static int fz_inval_locked;
+static struct sock *fz_inval_sk;
+
+int swiw_mr_inval(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
+		  bool wait)
 {
-	return key == FZ_KEY ? 0 : -EINVAL;
+	if (key != FZ_KEY)
+		return -EINVAL;
+	if (fz_inval_busy) {
+		if (!wait)
+			return -EBUSY;
+		fz_inval_waits++;
+		if (sock_owned_by_user_nocheck(fz_inval_sk))
+			fz_inval_locked++;
+	}
+	return 0;
 }
 
 void swiw_mr_release(struct swiw_mr *mr)
@@ -150,6 +170,11 @@ enum swiw_fault swiw_mr_fault(struct swiw_dev *sdev, struct ib_pd *pd,
 	}
 }
 
+/* With fz_frmr_on, FZ_KEY is a fast-reg MR: counted uses hold it. */
+static struct swiw_mr fz_frmr;
+static bool fz_frmr_on;
+static atomic_t fz_frmr_holds;
+
 /* In pieces of at most 100 bytes, to cross piece boundaries. */
 void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 		    u64 addr, u32 len, int access, u32 *piece,
@@ -159,6 +184,12 @@ void *swiw_mr_piece(struct swiw_dev *sdev, struct ib_pd *pd, u32 key,
 	if (key != FZ_KEY || !len || addr < FZ_BASE ||
 	    addr + len > FZ_BASE + FZ_LEN || addr + len < addr)
 		return NULL;
+	if (READ_ONCE(fz_frmr_on) && access) {
+		refcount_inc(&fz_frmr.ref);
+		atomic_inc(&fz_frmr.users);
+		atomic_inc(&fz_frmr_holds);
+		*hold = &fz_frmr;
+	}
 	*piece = min(len, 100U);
 	return fz_mem + (addr - FZ_BASE);
 }
@@ -534,6 +565,80 @@ static void swiw_rx_send_kinds_test(struct kunit *test)
 				    "op %d", kind[i].op);
 	}
 	fz_fini(c);
+}
+
+/*
+ * data_ready's parser over the stream until it gives up on it (false),
+ * then rx_work once: it waits, completes the SEND and goes on.
+ */
+static void fz_inval_direct(struct kunit *test, struct fz_ctx *c)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = c->stream, .iov_len = c->len };
+	unsigned long end = jiffies + 5 * HZ;
+	struct sock *sk = c->srv->sk;
+	bool done = true;
+
+	KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->cli, &msg, &iov, 1, c->len),
+			(int)c->len);
+	while (done && time_before(jiffies, end)) {
+		local_bh_disable();
+		bh_lock_sock(sk);
+		done = swiw_rx_direct(&c->qp, sk);
+		bh_unlock_sock(sk);
+		local_bh_enable();
+		if (done)
+			usleep_range(100, 200);
+	}
+	KUNIT_EXPECT_FALSE(test, done);
+	KUNIT_EXPECT_EQ(test, c->qp.rx.step, SWIW_RX_DONE);
+	KUNIT_EXPECT_EQ(test, fz.recv_ok, 0);
+	KUNIT_EXPECT_EQ(test, fz.fails, 0);
+	swiw_rx_work(&c->qp.rx_work);
+	KUNIT_EXPECT_EQ(test, fz_inval_waits, 1);
+	KUNIT_EXPECT_GE(test, fz.recv_ok, 1);
+	kernel_sock_shutdown(c->cli, SHUT_WR);
+	fz_drain(c);
+	KUNIT_EXPECT_EQ(test, fz.fails, 1);
+}
+
+/*
+ * A SEND with Invalidate whose STag other CPUs still use: the parser
+ * may not wait for them inside tcp_read_sock() (data_ready cannot sleep;
+ * rx_work holds the socket lock there), so it stops before the SEND's
+ * completion; rx_work waits outside the lock, completes it, then goes
+ * on with the stream.  Through data_ready first, and through rx_work
+ * alone.
+ */
+static void swiw_rx_inval_wait_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int pass;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (pass = 0; pass < 2; pass++) {
+		fz_init(test, c, true);
+		fz_untagged(c, SWIW_OP_SEND_INV, FZ_KEY, SWIW_QN_SEND, 1, 0,
+			    8, true);
+		fz_untagged(c, SWIW_OP_SEND, 0, SWIW_QN_SEND, 2, 0, 4, true);
+		fz_inval_sk = c->srv->sk;
+		fz_inval_busy = true;
+		fz_inval_waits = 0;
+		fz_inval_locked = 0;
+		if (pass)
+			fz_run(test, c);
+		else
+			fz_inval_direct(test, c);
+		fz_inval_busy = false;
+		KUNIT_EXPECT_EQ(test, fz_inval_waits, 1);
+		KUNIT_EXPECT_EQ(test, fz_inval_locked, 0);
+		KUNIT_EXPECT_EQ(test, fz.recv_ok, 2);
+		KUNIT_EXPECT_EQ(test, fz.recv_err, 0);
+		KUNIT_EXPECT_EQ(test, fz.recv_inval[0], (u32)FZ_KEY);
+		KUNIT_EXPECT_EQ(test, fz.recv_inval[1], 0U);
+		KUNIT_EXPECT_EQ(test, c->qp.term, 0U);
+		fz_fini(c);
+	}
 }
 
 /* The inbound errors swiw_rx_bad_test() builds, and their TERMINATEs. */
@@ -1004,7 +1109,7 @@ static void swiw_tx_rest_test(struct kunit *test)
 	iov[0] = (struct kvec){ buf, TXR_LEN / 2 };
 	iov[1] = (struct kvec){ buf + TXR_LEN / 2, TXR_LEN / 2 };
 	KUNIT_EXPECT_EQ(test, swiw_tx_send(&c->qp, c->srv, &msg, iov, 2,
-					   TXR_LEN), (int)TXR_LEN);
+					   TXR_LEN, false), (int)TXR_LEN);
 	KUNIT_ASSERT_NOT_NULL(test, c->qp.tx_rest);
 	kept = c->qp.tx_rest_len;
 	KUNIT_EXPECT_GT(test, kept, 0U);
@@ -1014,7 +1119,8 @@ static void swiw_tx_rest_test(struct kunit *test)
 	msg = (struct msghdr){ .msg_flags = MSG_NOSIGNAL };
 	iov[0] = (struct kvec){ tail, sizeof(tail) };
 	KUNIT_EXPECT_EQ(test, swiw_tx_send(&c->qp, c->srv, &msg, iov, 1,
-					   sizeof(tail)), (int)sizeof(tail));
+					   sizeof(tail), false),
+			(int)sizeof(tail));
 	KUNIT_EXPECT_EQ(test, c->qp.tx_rest_len, kept + (u32)sizeof(tail));
 
 	/* tx_work's turn, blocking, while the peer reads the stream. */
@@ -1030,8 +1136,162 @@ static void swiw_tx_rest_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.ret, 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got, buf, TXR_LEN), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(got + TXR_LEN, tail, sizeof(tail)), 0);
-	kfree(c->qp.tx_rest);
+	kvfree(c->qp.tx_rest);
 	fz_fini(c);
+}
+
+/* tx_work's answer to a READ request, in a work item. */
+struct tx_resp_work {
+	struct work_struct work;
+	struct swiw_qp *qp;
+	struct socket *sock;
+	struct swiw_rreq rr;
+	int ret;
+	bool done;
+};
+
+static void tx_resp_send(struct work_struct *work)
+{
+	struct tx_resp_work *w = container_of(work, struct tx_resp_work, work);
+
+	w->ret = swiw_tx_read_resp(w->qp, w->sock, &w->rr);
+	/* A hint for the test; flush_work() orders w->ret. */
+	WRITE_ONCE(w->done, true);
+}
+
+/*
+ * A READ response from a fast-reg MR, to a peer that has stopped
+ * reading: tx_work lets go of the MR before it waits in the socket (the
+ * ULP's invalidation waits for every use still holding it, and must not
+ * wait for the peer), copying aside what TCP does not take.  Once the
+ * peer reads, the response comes out whole, behind what went before.
+ * With FPDUs sent one at a time and batched, on a stream of MSS 300.
+ */
+static void swiw_tx_resp_hold_test(struct kunit *test)
+{
+	struct fz_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	struct tx_resp_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	u8 *junk = kunit_kzalloc(test, 1000, GFP_KERNEL);
+	u8 *pl = kunit_kzalloc(test, FZ_LEN, GFP_KERNEL);
+	struct swiw_hdr_tagged h;
+	u32 filled, got, pay, i, idle;
+	int bufsz = 4096, batch, n;
+	bool done;
+	struct kvec iov;
+	u8 trailer[8];
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, junk);
+	KUNIT_ASSERT_NOT_NULL(test, pl);
+	for (batch = 0; batch < 2; batch++) {
+		/* Four FPDUs: each one's rest goes before the next. */
+		fz_mss = 300;
+		fz_init(test, c, false);
+		fz_mss = 0;
+		/* A response that does not come fails the test, not hangs. */
+		c->cli->sk->sk_rcvtimeo = 10 * HZ;
+		for (i = 0; i < FZ_LEN; i++)
+			fz_mem[i] = i * 13 + batch;
+		if (batch) {
+			c->qp.txb = kzalloc(sizeof(*c->qp.txb), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, c->qp.txb);
+			c->qp.tx_batch = true;
+		}
+		KUNIT_ASSERT_EQ(test,
+				sock_setsockopt(c->srv, SOL_SOCKET, SO_SNDBUF,
+						KERNEL_SOCKPTR(&bufsz),
+						sizeof(bufsz)), 0);
+		sock_set_rcvbuf(c->cli->sk, bufsz);
+		/*
+		 * The peer stops reading: fill both buffers, until the
+		 * socket has taken nothing for 100 ms (ACKs of what went
+		 * to the peer free room for a while).
+		 */
+		for (filled = 0, idle = 0; idle < 5 && filled < (16U << 20);) {
+			iov = (struct kvec){ junk, 1000 };
+			n = kernel_sendmsg(c->srv, &msg, &iov, 1, 1000);
+			if (n > 0) {
+				filled += n;
+				idle = 0;
+			} else if (n == -EAGAIN) {
+				idle++;
+				msleep(20);
+			} else {
+				break;
+			}
+		}
+		KUNIT_ASSERT_EQ(test, n, -EAGAIN);
+
+		refcount_set(&fz_frmr.ref, 1);
+		atomic_set(&fz_frmr.users, 0);
+		atomic_set(&fz_frmr_holds, 0);
+		WRITE_ONCE(fz_frmr_on, true);
+		w->qp = &c->qp;
+		w->sock = c->srv;
+		w->rr = (struct swiw_rreq){
+			.sink_stag = 0x777, .sink_to = 0x5000, .size = FZ_LEN,
+			.src_stag = FZ_KEY, .src_to = FZ_BASE,
+		};
+		w->done = false;
+		INIT_WORK(&w->work, tx_resp_send);
+		schedule_work(&w->work);
+		/* It took the MR, and let go of it while the peer waits. */
+		for (i = 0; i < 500; i++) {
+			if (atomic_read(&fz_frmr_holds) &&
+			    !atomic_read(&fz_frmr.users))
+				break;
+			usleep_range(5000, 10000);
+		}
+		KUNIT_EXPECT_GT(test, atomic_read(&fz_frmr_holds), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fz_frmr.users), 0);
+		/* Waiting in the socket, for the peer. */
+		done = READ_ONCE(w->done);
+		KUNIT_EXPECT_FALSE(test, done);
+
+		/* The peer reads again: the junk, then the response. */
+		for (got = 0; got < filled; got += n) {
+			n = fz_recv(c, junk, min(filled - got, 1000U));
+			if (n <= 0)
+				break;
+		}
+		KUNIT_EXPECT_EQ(test, got, filled);
+		/* No assertion before the work is done: it uses c. */
+		for (got = 0; got < FZ_LEN; got += pay) {
+			if (fz_recv(c, &h, sizeof(h)) != sizeof(h) ||
+			    (be16_to_cpu(h.ctrl) & SWIW_CTRL_OP_MASK) !=
+			    SWIW_OP_READ_RESP ||
+			    be64_to_cpu(h.to) != w->rr.sink_to + got)
+				break;
+			pay = be16_to_cpu(h.mpa_len) + 2 - sizeof(h);
+			n = swiw_pad(be16_to_cpu(h.mpa_len)) + SWIW_CRC_LEN;
+			if (got + pay > FZ_LEN ||
+			    fz_recv(c, pl + got, pay) != pay ||
+			    fz_recv(c, trailer, n) != n)
+				break;
+		}
+		/* After a bad answer: read what comes until it is done. */
+		for (i = 0; got != FZ_LEN && i < 1000 && !READ_ONCE(w->done);
+		     i++) {
+			struct msghdr rmsg = {};
+
+			iov = (struct kvec){ junk, 1000 };
+			if (kernel_recvmsg(c->cli, &rmsg, &iov, 1, 1000,
+					   MSG_DONTWAIT) <= 0)
+				usleep_range(5000, 10000);
+		}
+		flush_work(&w->work);
+		WRITE_ONCE(fz_frmr_on, false);
+		KUNIT_EXPECT_EQ(test, got, (u32)FZ_LEN);
+		KUNIT_EXPECT_EQ(test, w->ret, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(pl, fz_mem, FZ_LEN), 0);
+		KUNIT_EXPECT_NULL(test, c->qp.tx_rest);
+		KUNIT_EXPECT_EQ(test, refcount_read(&fz_frmr.ref), 1U);
+		kfree(c->qp.txb);
+		c->qp.txb = NULL;
+		fz_fini(c);
+	}
 }
 
 /* Random streams: plausible FPDUs, then mutated. */
@@ -1106,12 +1366,14 @@ static void swiw_rx_suite_exit(struct kunit_suite *suite)
 static struct kunit_case swiw_rx_cases[] = {
 	KUNIT_CASE(swiw_rx_known_test),
 	KUNIT_CASE(swiw_rx_send_kinds_test),
+	KUNIT_CASE(swiw_rx_inval_wait_test),
 	KUNIT_CASE(swiw_rx_bad_test),
 	KUNIT_CASE(swiw_rx_dead_test),
 	KUNIT_CASE(swiw_rx_read_src_test),
 	KUNIT_CASE(swiw_rx_reset_test),
 	KUNIT_CASE(swiw_rx_terminate_test),
 	KUNIT_CASE(swiw_tx_rest_test),
+	KUNIT_CASE(swiw_tx_resp_hold_test),
 	KUNIT_CASE(swiw_tx_large_test),
 	KUNIT_CASE(swiw_rx_fuzz_test),
 	{}

@@ -8,6 +8,8 @@
  * out in its turn.  tx_work may block in the socket while the peer is
  * slow; the close work's shutdown wakes it.
  */
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -186,18 +188,73 @@ static int swiw_tx_layout(struct swiw_qp *qp, const struct swiw_tx_msg *m,
 	return len;
 }
 
+/* Bytes kept aside (swiw_tx_send()), which TCP has to take whole. */
+static int swiw_tx_send_rest(struct socket *sock, void *rest, u32 len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = rest, .iov_len = len };
+	int ret;
+
+	ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+	if (ret >= 0)
+		ret = ret == len ? 0 : -EPIPE;
+	return ret;
+}
+
+/*
+ * Send what swiw_tx_send() kept aside for a READ response, blocking now
+ * that no MR is held.
+ */
+static int swiw_tx_push(struct swiw_qp *qp, struct socket *sock)
+{
+	unsigned long flags;
+	void *rest;
+	u32 len;
+	int ret;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	rest = qp->tx_rest;
+	len = qp->tx_rest_len;
+	qp->tx_rest = NULL;
+	qp->tx_rest_len = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (!rest)
+		return 0;
+	ret = swiw_tx_send_rest(sock, rest, len);
+	kvfree(rest);
+	return ret;
+}
+
+/*
+ * Whether any of @n pieces holds a fast-reg MR: its invalidation waits
+ * for us (swiw_mr_inval()), so we may not wait in the socket.
+ */
+static bool swiw_tx_held(struct swiw_mr **hold, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (hold[i] && !hold[i]->umem)
+			return true;
+	return false;
+}
+
 /*
  * Hand @total bytes in @iov to TCP.  A doorbell does not wait in the
- * socket: what TCP does not take at once is copied aside, and tx_work
- * sends it before anything else, so the stream stays whole.  A caller
- * that asks for MSG_DONTWAIT itself takes what TCP takes.
+ * socket, nor does a READ response whose source an invalidation may be
+ * waiting for (@held): what TCP does not take at once is copied aside;
+ * tx_work sends a doorbell's before anything else, and a READ response's
+ * (swiw_tx_push()) once it let go of the MR, so the stream stays whole.
+ * A caller that asks for MSG_DONTWAIT itself takes what TCP takes.
  * Return: the bytes TCP took or kept aside, or a socket error.
  */
 static int swiw_tx_send(struct swiw_qp *qp, struct socket *sock,
-			struct msghdr *msg, struct kvec *iov, u32 n, u32 total)
+			struct msghdr *msg, struct kvec *iov, u32 n, u32 total,
+			bool held)
 {
-	bool keep = !(msg->msg_flags & MSG_DONTWAIT) && qp->tx_db;
+	bool keep = !(msg->msg_flags & MSG_DONTWAIT) && (qp->tx_db || held);
 	u32 len = keep ? qp->tx_rest_len : 0;
+	unsigned int noio;
 	unsigned long flags;
 	u32 i, skip;
 	int ret = 0;
@@ -213,9 +270,19 @@ static int swiw_tx_send(struct swiw_qp *qp, struct socket *sock,
 			return ret;
 		ret = max(ret, 0);
 	}
-	rest = krealloc(qp->tx_rest, len + total - ret, GFP_KERNEL);
-	if (!rest)
+	/*
+	 * A READ response may hold a fast-reg MR whose invalidation the
+	 * I/O that reclaim would wait for needs: no I/O, no high order.
+	 */
+	noio = memalloc_noio_save();
+	rest = kvrealloc(qp->tx_rest, len, len + total - ret, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!rest) {
+		/* Part of an FPDU is out: no TERMINATE can follow. */
+		if (ret)
+			WRITE_ONCE(qp->tx_torn, true);
 		return -ENOMEM;
+	}
 	for (i = 0, skip = ret, dst = rest + len; i < n; i++) {
 		if (skip >= iov[i].iov_len) {
 			skip -= iov[i].iov_len;
@@ -242,20 +309,27 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL | MSG_EOR | m->msg_flags,
 	};
+	bool held = false;
 	u32 n, total;
-	int i, ret;
+	int i, ret, err;
 
 	ret = swiw_tx_layout(qp, m, off, max, &f, iov, hold, &n, &total);
 	if (ret >= 0) {
 		int len = ret;
 
-		ret = swiw_tx_send(qp, sock, &msg, iov, n, total);
+		held = swiw_tx_held(hold, SWIW_TX_IOV);
+		ret = swiw_tx_send(qp, sock, &msg, iov, n, total, held);
 		if (ret >= 0)
 			ret = ret == total ? len : -EPIPE;
 	}
-	/* The bytes are in the socket's buffers now. */
+	/* The bytes are in the socket's buffers, or kept aside, now. */
 	for (i = 0; i < SWIW_TX_IOV; i++)
 		swiw_mr_put(hold[i]);
+	if (held && !qp->tx_db && ret >= 0) {
+		err = swiw_tx_push(qp, sock);
+		if (err)
+			ret = err;
+	}
 	return ret;
 }
 
@@ -264,11 +338,13 @@ static int swiw_txb_flush(struct swiw_qp *qp, struct socket *sock,
 			  struct swiw_txb *b, int more)
 {
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | more };
+	bool held = swiw_tx_held(b->hold, b->hold_end);
 	int ret = 0;
 	u32 i;
 
 	if (b->n_iov) {
-		ret = swiw_tx_send(qp, sock, &msg, b->iov, b->n_iov, b->bytes);
+		ret = swiw_tx_send(qp, sock, &msg, b->iov, b->n_iov, b->bytes,
+				   held);
 		if (ret >= 0)
 			ret = ret == b->bytes ? 0 : -EPIPE;
 	}
@@ -276,6 +352,8 @@ static int swiw_txb_flush(struct swiw_qp *qp, struct socket *sock,
 		swiw_mr_put(b->hold[i]);
 		b->hold[i] = NULL;
 	}
+	if (held && !qp->tx_db && !ret)
+		ret = swiw_tx_push(qp, sock);
 	b->n_iov = 0;
 	b->n_hold = 0;
 	b->hold_end = 0;
@@ -505,7 +583,7 @@ static int swiw_tx_sq(struct swiw_qp *qp, struct socket *sock, u32 pos,
 		ret = swiw_mr_reg(qp, wqe->mr, wqe->rkey, wqe->access);
 		break;
 	case IB_WR_LOCAL_INV:
-		ret = swiw_mr_inval(qp->sdev, qp->ibqp.pd, wqe->rkey);
+		ret = swiw_mr_inval(qp->sdev, qp->ibqp.pd, wqe->rkey, true);
 		break;
 	default:
 		ret = swiw_tx_wqe(qp, sock, wqe);
@@ -562,19 +640,6 @@ static bool swiw_tx_room(struct socket *sock, u32 bytes)
 	return sk_stream_wspace(sock->sk) >= 2 * (int)bytes + 4096;
 }
 
-/* The rest of a doorbell's send, which TCP has to take whole. */
-static int swiw_tx_send_rest(struct socket *sock, void *rest, u32 len)
-{
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	struct kvec iov = { .iov_base = rest, .iov_len = len };
-	int ret;
-
-	ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
-	if (ret >= 0)
-		ret = ret == len ? 0 : -EPIPE;
-	return ret;
-}
-
 /*
  * Send what the QP has to send, in order, until it is idle, the stream
  * fails, or (@db_budget non-NULL, a doorbell) the next item does not fit
@@ -620,7 +685,7 @@ static bool swiw_tx_run(struct swiw_qp *qp, u32 *db_budget)
 			qp->tx_busy = true;
 			spin_unlock_irqrestore(&qp->lock, flags);
 			ret = swiw_tx_send_rest(sock, rest, len);
-			kfree(rest);
+			kvfree(rest);
 			spin_lock_irqsave(&qp->lock, flags);
 			qp->tx_busy = false;
 			spin_unlock_irqrestore(&qp->lock, flags);
