@@ -160,6 +160,31 @@ static int ucma_cmd_bind(struct ucma_file *file, void *in, u32 in_len,
 	       ucma_bind_common(file, cmd->id, (struct sockaddr *)&cmd->addr);
 }
 
+/*
+ * A command starts a worker that writes the route (caller holds
+ * ctx->lock); the answer that ends it counts it off under the handler
+ * lock.  rdma_cm moves the id to its next state under that lock before
+ * it delivers the answer, so the next command may start while the
+ * previous answer is on its way: counted under the same lock, neither
+ * the late answer nor a command rdma_cm refuses hides the work that
+ * runs.
+ */
+static void ucma_work_start(struct ucma_ctx *ctx)
+{
+	rdma_lock_handler(ctx->cm_id);
+	WRITE_ONCE(ctx->resolving, ctx->resolving + 1);
+	rdma_unlock_handler(ctx->cm_id);
+}
+
+/* The command failed: no answer comes for it. */
+static void ucma_work_refused(struct ucma_ctx *ctx)
+{
+	rdma_lock_handler(ctx->cm_id);
+	if (ctx->resolving)
+		WRITE_ONCE(ctx->resolving, ctx->resolving - 1);
+	rdma_unlock_handler(ctx->cm_id);
+}
+
 static int ucma_resolve_common(struct ucma_file *file, u32 id,
 			       struct sockaddr *src, struct sockaddr *dst,
 			       u32 timeout_ms)
@@ -174,9 +199,11 @@ static int ucma_resolve_common(struct ucma_file *file, u32 id,
 		ret = -ENOBUFS;
 		goto out;
 	}
-	/* Before the call: its answer may clear it before the call returns. */
-	WRITE_ONCE(ctx->resolving, true);
+	/* Before the call: its answer may come before the call returns. */
+	ucma_work_start(ctx);
 	ret = rdma_resolve_addr(ctx->cm_id, src, dst, timeout_ms);
+	if (ret)
+		ucma_work_refused(ctx);
 out:
 	ucma_ctx_unlock(ctx);
 	return ret;
@@ -220,8 +247,10 @@ static int ucma_cmd_resolve_route(struct ucma_file *file, void *in, u32 in_len,
 		ret = -ENOBUFS;
 		goto out;
 	}
-	WRITE_ONCE(ctx->resolving, true);
+	ucma_work_start(ctx);
 	ret = rdma_resolve_route(ctx->cm_id, cmd->timeout_ms);
+	if (ret)
+		ucma_work_refused(ctx);
 out:
 	ucma_ctx_unlock(ctx);
 	return ret;
@@ -230,10 +259,11 @@ out:
 /*
  * Lock what QUERY reads against the id's event side, when needed.  Under
  * ctx->lock only the worker of a resolve or connect command changes the
- * addresses, device and path records; once its answer has been handed to
- * us (ctx->resolving cleared) they stay until destroy.  Not taking the
- * handler lock then matters: librdmacm queries right after each event,
- * often while the worker that delivered it still holds that lock.
+ * addresses, device and path records; once every such worker has
+ * answered (ctx->resolving back at 0) they stay until destroy.  Not
+ * taking the handler lock then matters: librdmacm queries right after
+ * each event, often while the worker that delivered it still holds that
+ * lock.
  */
 static bool ucma_route_lock(struct ucma_ctx *ctx)
 {
@@ -526,8 +556,10 @@ static int ucma_cmd_connect(struct ucma_file *file, void *in, u32 in_len,
 	}
 	ucma_conn_param_from_user(&param, &cmd->conn_param, ucma_af_ib(ctx));
 	/* iWARP's reply rewrites the addresses */
-	WRITE_ONCE(ctx->resolving, true);
+	ucma_work_start(ctx);
 	ret = rdma_connect_ece(ctx->cm_id, &param, &ece);
+	if (ret)
+		ucma_work_refused(ctx);
 out:
 	ucma_ctx_unlock(ctx);
 	return ret;

@@ -125,9 +125,13 @@ int ucma_event_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *event)
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return ctx->removed ? -ENODEV :
 				      ucma_connect_request(ctx, cm_id, event);
-	if (ucma_event_ends_work(event->event))
+	/*
+	 * The handler lock is held.  A passive id's ESTABLISHED, or an
+	 * answer after CONNECT_RESPONSE, ends no counted work.
+	 */
+	if (ucma_event_ends_work(event->event) && ctx->resolving)
 		/* the worker's writes first: pairs with ucma_route_lock() */
-		smp_store_release(&ctx->resolving, false);
+		smp_store_release(&ctx->resolving, ctx->resolving - 1);
 	if (ctx->removed)
 		return 0;
 	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)

@@ -91,10 +91,11 @@ struct ucma_ctx {
 	 */
 	struct mem_cgroup	*memcg;
 	/*
-	 * A resolve or connect command started a worker that may still
-	 * write the route: set under lock, cleared (release) by its answer.
+	 * Resolve or connect commands whose worker may still write the
+	 * route: counted up by the command and down (release) by its
+	 * answer, both under the handler lock.
 	 */
-	bool			resolving;
+	unsigned int		resolving;
 	/* events of this id GET_EVENT returned: file->lock */
 	u32			events_reported;
 	/* connection requests a listener may still queue */
