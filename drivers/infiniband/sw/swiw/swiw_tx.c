@@ -309,27 +309,21 @@ static int swiw_tx_fpdu(struct swiw_qp *qp, struct socket *sock,
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL | MSG_EOR | m->msg_flags,
 	};
-	bool held = false;
 	u32 n, total;
-	int i, ret, err;
+	int i, ret;
 
 	ret = swiw_tx_layout(qp, m, off, max, &f, iov, hold, &n, &total);
 	if (ret >= 0) {
 		int len = ret;
 
-		held = swiw_tx_held(hold, SWIW_TX_IOV);
-		ret = swiw_tx_send(qp, sock, &msg, iov, n, total, held);
+		ret = swiw_tx_send(qp, sock, &msg, iov, n, total,
+				   swiw_tx_held(hold, SWIW_TX_IOV));
 		if (ret >= 0)
 			ret = ret == total ? len : -EPIPE;
 	}
 	/* The bytes are in the socket's buffers, or kept aside, now. */
 	for (i = 0; i < SWIW_TX_IOV; i++)
 		swiw_mr_put(hold[i]);
-	if (held && !qp->tx_db && ret >= 0) {
-		err = swiw_tx_push(qp, sock);
-		if (err)
-			ret = err;
-	}
 	return ret;
 }
 
@@ -418,6 +412,12 @@ static int swiw_tx_message(struct swiw_qp *qp, struct socket *sock,
 		if (ret < 0)
 			return ret;
 		off += ret;
+		/* What a READ response kept aside, now that no MR is held. */
+		if (!qp->tx_db && qp->tx_rest) {
+			ret = swiw_tx_push(qp, sock);
+			if (ret)
+				return ret;
+		}
 	} while (off < m->bytes);
 	return 0;
 }
